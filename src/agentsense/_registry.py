@@ -1,0 +1,8 @@
+"""Inspect entry point: importing this module registers every task, scorer, metric and provider."""
+
+# ruff: noqa: F401
+from .metrics import psi, template_mean
+from .models.standin import standin
+from .scorers import goal_and_mcq, goal_completion, mcq_accuracy
+from .solvers import simulation
+from .tasks import full, goal, info

@@ -1,0 +1,226 @@
+"""Read a scenario JSONL file and report every bad record at once.
+
+Each problem names the file, the line, the record's `sample_idx`, the field path, what was found
+and what was expected, so a user can fix a file in one pass instead of one error per run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from inspect_ai._util.error import PrerequisiteError
+from pydantic import ValidationError
+
+from .schema import Scenario
+
+# Stop listing after this many problems: the first screenful is what a user acts on.
+MAX_REPORTED = 25
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with one record of a dataset file."""
+
+    file: str
+    line: int | None
+    sample_idx: Any
+    field: str
+    found: str
+    expected: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file
+        record = f" (sample_idx={self.sample_idx})" if self.sample_idx is not None else ""
+        field = f" field `{self.field}`:" if self.field else ""
+        return f"{where}{record}:{field} found {self.found}; expected {self.expected}"
+
+
+class DatasetError(PrerequisiteError):
+    """A dataset file that cannot be used; `problems` lists what is wrong, record by record."""
+
+    def __init__(self, path: str, problems: list[Problem]) -> None:
+        self.path = path
+        self.problems = problems
+        shown = "\n".join(f"  - {problem}" for problem in problems[:MAX_REPORTED])
+        more = len(problems) - MAX_REPORTED
+        tail = f"\n  ... and {more} more" if more > 0 else ""
+        noun = "problem" if len(problems) == 1 else "problems"
+        super().__init__(
+            f"Invalid AgentSense dataset {path}: {len(problems)} {noun}\n{shown}{tail}\n"
+            "Fix the records listed (schema: README, 'Data sources'), or run on the bundled "
+            "set with -T dataset=demo."
+        )
+
+    def __str__(self) -> str:
+        return str(self.message)
+
+
+def _field_path(loc: tuple[int | str, ...]) -> str:
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path += f".{part}" if path else str(part)
+    return path
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _describe_found(error: dict[str, Any]) -> str:
+    if error["type"] == "missing":
+        return "nothing (the field is missing)"
+    value = error.get("input")
+    kind = type(value).__name__ if value is not None else "null"
+    return f"{kind} {_short(value)}"
+
+
+def _schema_problems(file: str, line: int, raw: dict[str, Any], error: ValidationError) -> list[Problem]:
+    sample_idx = raw.get("sample_idx")
+    problems = []
+    for item in error.errors(include_url=False):
+        expected = str(item["msg"])
+        if item["type"] == "missing":
+            expected = "a value (required field)"
+        elif item["type"] == "extra_forbidden":
+            expected = "only the keys self, others and judge"
+        problems.append(
+            Problem(file, line, sample_idx, _field_path(item["loc"]), _describe_found(item), expected)
+        )
+    return problems
+
+
+def check_order(names: Sequence[str], start: str, order: Sequence[str]) -> str | None:
+    """Why a given (replayed) speaker order is not one the protocol could produce, or None."""
+    known = set(names)
+    previous = start
+    for position, name in enumerate([start, *order]):
+        if name not in known:
+            return f"position {position}: {name!r} is not a character of the scene"
+        if position > 0 and name == previous:
+            return f"position {position}: {name!r} speaks twice in a row"
+        previous = name
+    return None
+
+
+def _scene_problems(file: str, line: int, scenario: Scenario) -> list[Problem]:
+    """Consistency checks that span fields: names, interviewees, labels, questions."""
+    problems: list[Problem] = []
+
+    def add(field: str, found: str, expected: str) -> None:
+        problems.append(Problem(file, line, scenario.sample_idx, field, found, expected))
+
+    names = scenario.names
+    for name, count in Counter(names).items():
+        if count > 1:
+            add("characters[].name", f"{_short(name)} {count} times", "unique character names")
+    known = set(names)
+    for c, character in enumerate(scenario.characters):
+        goal_texts = Counter(goal.goal for goal in character.goals)
+        for text, count in goal_texts.items():
+            if count > 1:
+                add(f"characters[{c}].goals", f"the goal {_short(text)} {count} times",
+                    "distinct goals per character")
+        for g, goal in enumerate(character.goals):
+            base = f"characters[{c}].goals[{g}].eval_questions"
+            if goal.eval_questions.count == 0:
+                add(base, "no questions", "at least one self, others or judge question")
+            for dim in ("self", "others"):
+                entries = goal.eval_questions.self_ if dim == "self" else goal.eval_questions.others
+                for q, entry in enumerate(entries):
+                    if entry.obj not in known:
+                        add(f"{base}.{dim}[{q}].obj", _short(entry.obj),
+                            f"one of the scene's characters {sorted(known)}")
+        for q, mcq in enumerate(character.info_reason_questions):
+            base = f"characters[{c}].info_reason_questions[{q}]"
+            n_options = len(mcq.options or [])
+            if mcq.options is not None and n_options < 2:
+                add(f"{base}.options", f"{n_options} options", "at least 2 options")
+            if not 0 <= mcq.answer_label < max(n_options, 1):
+                add(f"{base}.answer_label", str(mcq.answer_label),
+                    f"a 0-based index into the {n_options} options (0..{n_options - 1})")
+    if scenario.speaker_order is not None or scenario.start_speaker is not None:
+        if scenario.speaker_order is None or scenario.start_speaker is None:
+            add("speaker_order", "only one of start_speaker and speaker_order",
+                "both fields, or neither")
+        else:
+            reason = check_order(names, scenario.start_speaker, scenario.speaker_order)
+            if reason:
+                add("speaker_order", reason, "a start speaker and turns that never repeat a speaker")
+    if scenario.roles is not None:
+        for name in scenario.roles:
+            if name not in known:
+                add(f"roles.{name}", _short(name), f"one of the scene's characters {sorted(known)}")
+    return problems
+
+
+def _decode(file: str, number: int, data: bytes) -> tuple[str | None, Problem | None]:
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as error:
+        found = f"bytes that are not UTF-8 at column {error.start + 1}"
+        return None, Problem(file, number, None, "", found, "UTF-8 text (re-save the file as UTF-8)")
+
+
+def _parse_line(file: str, number: int, text: str) -> tuple[dict[str, Any] | None, Problem | None]:
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        found = f"invalid JSON ({error.msg} at column {error.colno})"
+        return None, Problem(file, number, None, "", found, "one JSON object per line")
+    if not isinstance(raw, dict):
+        found = f"a JSON {type(raw).__name__}"
+        return None, Problem(file, number, None, "", found, "a JSON object per line")
+    return raw, None
+
+
+def read_scenarios(path: str | Path) -> list[Scenario]:
+    """Load and validate every record of a JSONL file; raise `DatasetError` listing all problems."""
+    file = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise DatasetError(file, [Problem(file, None, None, "", f"an unreadable file ({error.strerror})",
+                                          "a readable JSONL file")]) from None
+    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark is harmless
+        data = data[3:]
+    problems: list[Problem] = []
+    scenarios: list[tuple[int, Scenario]] = []
+    for number, chunk in enumerate(data.split(b"\n"), start=1):
+        if not chunk.strip():
+            continue
+        text, problem = _decode(file, number, chunk)
+        raw, problem = (None, problem) if text is None else _parse_line(file, number, text)
+        if raw is None:
+            problems.append(problem)  # type: ignore[arg-type]
+            continue
+        try:
+            scenario = Scenario.model_validate(raw)
+        except ValidationError as error:
+            problems.extend(_schema_problems(file, number, raw, error))
+            continue
+        problems.extend(_scene_problems(file, number, scenario))
+        scenarios.append((number, scenario))
+    if not scenarios and not problems:
+        problems.append(Problem(file, None, None, "", "no records (the file is empty)",
+                                "one scenario record per line"))
+    seen: dict[str, int] = {}
+    for number, scenario in scenarios:
+        key = str(scenario.sample_idx)
+        if key in seen:
+            problems.append(Problem(file, number, scenario.sample_idx, "sample_idx",
+                                    f"{_short(scenario.sample_idx)}, already used on line {seen[key]}",
+                                    "a sample_idx unique in the file"))
+        else:
+            seen[key] = number
+    if problems:
+        raise DatasetError(file, problems)
+    return [scenario for _, scenario in scenarios]

@@ -1,0 +1,78 @@
+"""Template-level metrics: PSI (profile sensitivity index) and the mean over templates.
+
+A template is one social situation recast with several character sets (its scenes). PSI is the
+sample standard deviation (ddof=1) of a score over the scenes of one template, averaged over
+templates (official `calculate_tmpl_res`). Scenes are grouped by `template_id` in sample metadata.
+
+Templates with a single scored scene: in official mode a goal score's PSI becomes NaN (the
+official code has no guard), while MCQ PSI skips them; corrected mode skips them everywhere.
+The mode is read from each score's metadata, so `inspect score` re-scoring behaves the same.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from typing import Literal
+
+from inspect_ai.scorer import Metric, SampleScore, metric
+
+ShortTemplates = Literal["nan", "skip"]
+
+
+def by_template(scores: list[SampleScore]) -> dict[str, list[float]]:
+    """Scored values grouped by template (NaN means unscored and is left out)."""
+    groups: dict[str, list[float]] = defaultdict(list)
+    for sample_score in scores:
+        value = sample_score.score.as_float()
+        if math.isnan(value):
+            continue
+        template = (sample_score.sample_metadata or {}).get("template_id")
+        groups[str(template)].append(value)
+    return dict(groups)
+
+
+def template_std(values: list[float], short: ShortTemplates) -> float | None:
+    """Sample std of one template's scenes; None when the template is skipped."""
+    if len(values) >= 2:
+        return statistics.stdev(values)
+    return math.nan if short == "nan" else None
+
+
+def profile_sensitivity(groups: dict[str, list[float]], short: ShortTemplates) -> float:
+    """Mean over templates of the per-template sample std."""
+    stds = [std for values in groups.values() if (std := template_std(values, short)) is not None]
+    return statistics.fmean(stds) if stds else math.nan
+
+
+def _mode_of(scores: list[SampleScore]) -> str:
+    for sample_score in scores:
+        mode = (sample_score.score.metadata or {}).get("protocol")
+        if mode:
+            return str(mode)
+    return "official"
+
+
+@metric
+def psi(official_short: ShortTemplates = "nan") -> Metric:
+    """Profile sensitivity index; `official_short` is the official handling of 1-scene templates."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        if not scores:
+            return math.nan
+        short: ShortTemplates = official_short if _mode_of(scores) == "official" else "skip"
+        return profile_sensitivity(by_template(scores), short)
+
+    return compute
+
+
+@metric
+def template_mean() -> Metric:
+    """Mean over templates of the per-template mean (the official template-level score)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        means = [statistics.fmean(values) for values in by_template(scores).values()]
+        return statistics.fmean(means) if means else math.nan
+
+    return compute

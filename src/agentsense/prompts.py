@@ -1,0 +1,97 @@
+"""Every prompt of the AgentSense benchmark, verbatim, in one place.
+
+The strings below are part of the benchmark's definition. They reproduce the official code
+(`ljcleo/agent_sense`, `SENSE/configs/prompt_template.json`, `SENSE/utils/data_utils.py`) and the
+paper's appendix (arXiv 2410.19346, A.2 and C). Do not edit them to "improve" wording: scores are
+only comparable with published numbers when these are byte-identical. Where the paper and the code
+disagree (greeting, "a paragraph" vs "one paragraph", the description line), the code wins,
+because the code produced the published numbers.
+"""
+
+from __future__ import annotations
+
+from string import Template
+
+# Character system prompt (official `prompt_template`, `$`-placeholders filled with
+# `string.Template.safe_substitute`). Note the literal "." after ${private_info}.
+CHARACTER_SYSTEM_PROMPT = Template(
+    "You are ${name}. ${profile}\n"
+    "\n"
+    "Now you are in a social scene. ${background}\n"
+    "${desc}\n"
+    "\n"
+    "In this scene, as ${name}, you have some social goals and secrets that you don't want "
+    "anyone else to know.\n"
+    "\n"
+    "SOCIAL GOALS: ${social_goal}\n"
+    "\n"
+    "SECRETS: ${private_info}.\n"
+    "Please advance your social goals while hiding your secrets as much as possible.\n"
+    "\n"
+    "Based on the interactions below, what would you like to say next? "
+    "Please answer in a paragraph."
+)
+
+# What a character without a secret gets in place of ${private_info}.
+NO_SECRET = "N/A"
+
+# Judge system prompt (official `judge_prompt_template`, = paper Prompt 18).
+JUDGE_SYSTEM_PROMPT = (
+    "You are skilled at evaluating whether a person has achieved his or her social goal "
+    "during social interactions."
+)
+
+# The scripted, non-model opening line of every conversation (the paper writes "Hi there!").
+GREETING = "Hi, there!"
+
+# Multiple-choice question about private information (official `data_utils.py` L8-34):
+# instruction line, question, " Options: ", options joined by "; ", final ".".
+MCQ_INSTRUCTION = "Please answer the question and only output your choice.\n"
+MCQ_OPTIONS_INTRO = " Options: "
+MCQ_OPTION_SEPARATOR = "; "
+MCQ_END = "."
+
+# Option labels per `option_mark` (official `--option_mark`); "all" picks one per question.
+OPTION_MARKS: dict[str, str] = {
+    "upper": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "lower": "abcdefghijklmnopqrstuvwxyz",
+    "number": "123456789",
+}
+
+# Paper Prompt 19: sender / receiver recognition (labelling of `roles`).
+SENDER_RECEIVER_PROMPT = (
+    "In the context of social interactions, please categorize each individual into one of the "
+    "following roles based on their primary social goals: Sender: This role is characterized by "
+    "the goal of sharing, transmitting, or providing information or opinions to others. "
+    "Receiver: This role is characterized by the goal of receiving, understanding, or reacting "
+    "to information shared by others. Please review the following individuals involved in the "
+    "interaction and assign each one the appropriate role: {data} Please return your response in "
+    'the following format of JSON: {{"user1":"sender", "user2":"receiver, ...}}'
+)
+
+
+def character_system_prompt(
+    *, name: str, profile: str, background: str, description: str, goals: list[str], secret: str
+) -> str:
+    """Fill the character system prompt exactly as the official code does."""
+    return CHARACTER_SYSTEM_PROMPT.safe_substitute(
+        name=name,
+        profile=profile,
+        background=background,
+        desc=description,
+        social_goal=" ".join(goals),
+        private_info=secret or NO_SECRET,
+    )
+
+
+def mcq_prompt(question: str, options: list[str] | None, labels: str) -> str:
+    """Format a private-information MCQ exactly as the official code does.
+
+    `labels` is the alphabet of option marks (e.g. "ABCD..."); without options only the
+    instruction and the question are sent, as in the official code.
+    """
+    text = MCQ_INSTRUCTION + question
+    if options:
+        marked = [f"({labels[i]}) {option}" for i, option in enumerate(options)]
+        text += MCQ_OPTIONS_INTRO + MCQ_OPTION_SEPARATOR.join(marked) + MCQ_END
+    return text

@@ -1,0 +1,73 @@
+"""Private-information MCQs: each character answers the questions listed under it.
+
+Formatting and parsing follow the official code. Accuracy is per character, then the mean over
+characters. Official mode keeps the official gate: a scene whose *first* character has no question
+is not scored (NaN), and a scene where a later character has none scores NaN too. Corrected mode
+averages over the characters that have questions and strips whitespace around answers.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+from ..dataset.schema import Scenario
+from ..prompts import OPTION_MARKS, mcq_prompt
+from ..protocol import OptionMark, Protocol
+from .answers import official_choice
+from .interview import Question, answer_record
+
+
+def question_mark(protocol: Protocol, rng: random.Random) -> OptionMark:
+    """The option marks of one question; `all` draws one alphabet per question, as officially."""
+    if protocol.option_mark != "all":
+        return protocol.option_mark
+    mark: OptionMark = rng.choice(["upper", "lower", "number"])
+    return mark
+
+
+def mcq_questions(scene: Scenario, protocol: Protocol, rng: random.Random) -> list[Question]:
+    questions = []
+    for character in scene.characters:
+        for i, item in enumerate(character.info_reason_questions):
+            labels = OPTION_MARKS[question_mark(protocol, rng)]
+            text = mcq_prompt(item.question, item.options, labels)
+            questions.append(Question("mcq", character.name, None, i, character.name, text))
+    return questions
+
+
+def _mean(values: list[float]) -> float:
+    return math.fsum(values) / len(values) if values else math.nan
+
+
+def score_mcq(
+    scene: Scenario, answers: dict[Question, str], protocol: Protocol
+) -> tuple[float, dict[str, Any]]:
+    """The scene's MCQ accuracy and the per-question details for the score metadata."""
+    # Parse with the pattern of the mark in use; `all` accepts any of the three alphabets.
+    mark: OptionMark = protocol.option_mark
+    results: dict[str, list[float]] = {c.name: [] for c in scene.characters}
+    details: dict[str, list[dict[str, Any]]] = {}
+    unreadable = 0
+    for question, answer in answers.items():
+        item = scene.character(question.about).info_reason_questions[question.item]
+        prediction = answer if protocol.official else answer.strip()
+        chosen = official_choice(prediction, item.options, mark)
+        unreadable += chosen is None
+        results[question.about].append(float(chosen is not None and chosen == item.answer_label))
+        record = answer_record(question, answer, chosen)
+        record["answer_label"] = item.answer_label
+        details.setdefault(question.about, []).append(record)
+    per_character = {name: _mean(values) for name, values in results.items()}
+    if protocol.official:
+        first = scene.characters[0].name
+        # The official gate looks at the first character only (sense-protocol.md §4.4).
+        accuracy = _mean(list(per_character.values())) if results[first] else math.nan
+    else:
+        accuracy = _mean([value for value in per_character.values() if not math.isnan(value)])
+    return accuracy, {
+        "mcq": details,
+        "mcq_per_character": per_character,
+        "unreadable_mcq_answers": unreadable,
+    }

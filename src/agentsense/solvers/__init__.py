@@ -1,0 +1,3 @@
+from .simulation import simulation
+
+__all__ = ["simulation"]

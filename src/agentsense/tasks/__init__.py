@@ -1,0 +1,3 @@
+from .homogeneous import full, goal, info
+
+__all__ = ["full", "goal", "info"]

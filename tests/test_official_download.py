@@ -1,0 +1,245 @@
+"""Download, verification and caching of the official data files, against a local HTTP server."""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from agentsense.dataset import official
+from agentsense.dataset.official import (
+    OFFICIAL_SOURCES,
+    OfficialSource,
+    cache_dir,
+    git_blob_id,
+    official_path,
+    official_url,
+)
+from agentsense.dataset.validation import DatasetError
+
+# The real pins, captured before any fixture swaps an entry for the synthetic file.
+PINNED = dict(OFFICIAL_SOURCES)
+UPSTREAM_PATH = "SENSE/data/final_data.jsonl"
+SERVED_PATH = f"/mirror/{UPSTREAM_PATH}"
+GOOD = b"".join(
+    json.dumps({"sample_idx": i, "scene": f"scene {i}"}).encode() + b"\n" for i in range(20)
+)
+GOOD_BLOB = git_blob_id(GOOD)
+
+
+@dataclass
+class Reply:
+    body: bytes = GOOD
+    status: int = 200
+    # "normal", "short" (Content-Length larger than the body) or "chunked_cut" (chunk cut short)
+    mode: str = "normal"
+
+
+@dataclass
+class FakeServer:
+    """Replies are served in order per path; the last one repeats. Every request is recorded."""
+
+    url: str = ""
+    replies: dict[str, list[Reply]] = field(default_factory=dict)
+    requests: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def serve(self, *replies: Reply, path: str = SERVED_PATH) -> None:
+        self.replies[path] = list(replies)
+
+    def next_reply(self, path: str) -> Reply | None:
+        with self.lock:
+            self.requests.append(path)
+            queue = self.replies.get(path)
+            if not queue:
+                return None
+            return queue.pop(0) if len(queue) > 1 else queue[0]
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        fake: FakeServer = self.server.fake  # type: ignore[attr-defined]
+        reply = fake.next_reply(self.path)
+        self.close_connection = True
+        if reply is None:
+            self.send_error(404)
+        elif reply.mode == "chunked_cut":
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+            self.wfile.write(b"%x\r\n" % (len(reply.body) + 50) + reply.body)
+        else:
+            self.send_response(reply.status)
+            extra = 100 if reply.mode == "short" else 0
+            self.send_header("Content-Length", str(len(reply.body) + extra))
+            self.end_headers()
+            self.wfile.write(reply.body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def server() -> Iterator[FakeServer]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    fake = FakeServer(url=f"http://127.0.0.1:{httpd.server_address[1]}/mirror/")
+    httpd.fake = fake  # type: ignore[attr-defined]
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield fake
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join(timeout=5)
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Keep every write in tmp_path and make `official` mean the synthetic GOOD file."""
+    for var in ("XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
+        monkeypatch.setenv(var, str(tmp_path / var.lower()))
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("AGENTSENSE_CACHE_DIR", str(cache))
+    monkeypatch.delenv("AGENTSENSE_DATA_URL", raising=False)
+    monkeypatch.setattr(official, "RETRY_BACKOFF", 0.001)
+    monkeypatch.setattr(official, "TIMEOUT", 5.0)
+    monkeypatch.setitem(OFFICIAL_SOURCES, "official", OfficialSource(UPSTREAM_PATH, GOOD_BLOB))
+    return cache
+
+
+@pytest.fixture
+def online(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> FakeServer:
+    monkeypatch.setenv("AGENTSENSE_DATA_URL", server.url)
+    return server
+
+
+def cache_listing(cache: Path) -> list[str]:
+    """Every entry of the cache folder, hidden temporary files included."""
+    return sorted(p.name for p in cache.iterdir()) if cache.exists() else []
+
+
+def test_good_file_is_cached_and_reused_without_network(
+    online: FakeServer, isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    online.serve(Reply())
+    path = official_path()
+    assert path == isolated / f"final_data-{GOOD_BLOB}.jsonl"
+    assert path.read_bytes() == GOOD
+    assert online.requests == [SERVED_PATH]
+    assert cache_listing(isolated) == [path.name]
+    err = capsys.readouterr().err
+    assert "downloading final_data.jsonl from" in err and f"{len(GOOD):,} bytes" in err
+
+    assert official_path() == path
+    assert online.requests == [SERVED_PATH]  # no second request
+    assert capsys.readouterr().err == ""
+
+
+def test_tampered_file_is_rejected_and_not_cached(online: FakeServer, isolated: Path) -> None:
+    tampered = GOOD.replace(b"scene 3", b"scene X")
+    online.serve(Reply(tampered))
+    with pytest.raises(DatasetError) as caught:
+        official_path()
+    message = str(caught.value)
+    assert "does not match the pinned blob id" in message and "not cached" in message
+    assert GOOD_BLOB in message and git_blob_id(tampered) in message
+    assert f"{len(tampered):,} bytes" in message and online.url in message
+    assert len(online.requests) == 1 + official.MAX_HASH_RETRIES
+    assert cache_listing(isolated) == []
+
+
+@pytest.mark.parametrize("mode", ["short", "chunked_cut"])
+def test_truncated_transfer_is_rejected(online: FakeServer, isolated: Path, mode: str) -> None:
+    online.serve(Reply(mode=mode))
+    with pytest.raises(DatasetError) as caught:
+        official_path()
+    message = str(caught.value)
+    assert "could not be downloaded" in message and "truncated" in message
+    assert len(online.requests) == official.MAX_ATTEMPTS
+    assert cache_listing(isolated) == []
+
+
+def test_server_down_fails_fast_with_offline_hints(
+    monkeypatch: pytest.MonkeyPatch, isolated: Path
+) -> None:
+    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    monkeypatch.setenv("AGENTSENSE_DATA_URL", url)
+    monkeypatch.setattr(official, "RETRY_BACKOFF", 10.0)  # a retry would blow the time budget
+    start = time.monotonic()
+    with pytest.raises(DatasetError) as caught:
+        official_path()
+    assert time.monotonic() - start < 2
+    message = str(caught.value)
+    assert f"could not be downloaded from {url}/{UPSTREAM_PATH}" in message
+    assert "-T dataset=demo" in message and "-T dataset=/path/to/final_data.jsonl" in message
+    assert str(isolated) in message and f"final_data-{GOOD_BLOB}.jsonl" in message
+    assert cache_listing(isolated) == []
+
+
+def test_file_placed_by_hand_in_cache_works_offline(
+    monkeypatch: pytest.MonkeyPatch, isolated: Path
+) -> None:
+    monkeypatch.setenv("AGENTSENSE_DATA_URL", "http://127.0.0.1:9/unreachable")
+    isolated.mkdir()
+    placed = isolated / f"final_data-{GOOD_BLOB}.jsonl"
+    placed.write_bytes(GOOD)
+    assert official_path() == placed
+
+
+def test_corrupted_cache_is_replaced(
+    online: FakeServer, isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    online.serve(Reply())
+    path = official_path()
+    path.write_bytes(GOOD[:-10])
+    assert official_path() == path
+    assert path.read_bytes() == GOOD
+    assert len(online.requests) == 2
+    assert "does not match blob" in capsys.readouterr().err
+    assert cache_listing(isolated) == [path.name]
+
+
+def test_transient_server_error_is_retried(online: FakeServer, isolated: Path) -> None:
+    online.serve(Reply(b"busy", status=500), Reply())
+    assert official_path().read_bytes() == GOOD
+    assert len(online.requests) == 2
+
+
+def test_not_found_is_not_retried(online: FakeServer, isolated: Path) -> None:
+    with pytest.raises(DatasetError) as caught:
+        official_path()
+    assert "HTTP 404" in str(caught.value)
+    assert len(online.requests) == 1
+    assert cache_listing(isolated) == []
+
+
+def test_unknown_source_is_a_clear_error() -> None:
+    with pytest.raises(DatasetError, match="official, official_roles"):
+        official_path("nope")
+
+
+def test_git_blob_id_matches_git() -> None:
+    assert git_blob_id(b"") == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+    assert git_blob_id(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"
+
+
+def test_pins_and_default_locations(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert PINNED["official"].blob == "0bf36a3aadc15bffa686f93feae44ce1d6497c26"
+    roles = PINNED["official_roles"]
+    assert roles.file_name == "data_with_role-6394521d336900c12604782c72e9a09dd6991f5c.jsonl"
+    assert official_url("official_roles") == (
+        "https://raw.githubusercontent.com/ljcleo/agent_sense/"
+        "2e12d8c50a5ea3326fe1356fde75b832883433a4/SENSE/data/data_with_role.jsonl"
+    )
+    assert cache_dir() == isolated
+    monkeypatch.delenv("AGENTSENSE_CACHE_DIR")
+    if sys.platform.startswith("linux"):  # elsewhere platformdirs ignores XDG_CACHE_HOME
+        assert cache_dir() == isolated.parent / "xdg_cache_home" / "agentsense"
