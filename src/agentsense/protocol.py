@@ -23,10 +23,10 @@ class Protocol(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     mode: Mode = "official"
-    max_messages: int = Field(15, ge=2, description="messages in all, the greeting included")
-    agent_temperature: float = Field(1.0, ge=0.0)
-    judge_temperature: float = Field(0.0, ge=0.0)
-    max_tokens: int = Field(128, ge=1)
+    max_messages: int = Field(default=15, ge=2, description="messages in all, the greeting included")
+    agent_temperature: float = Field(default=1.0, ge=0.0)
+    judge_temperature: float = Field(default=0.0, ge=0.0)
+    max_tokens: int = Field(default=128, ge=1)
     option_mark: OptionMark = "upper"
 
     @property

@@ -7,6 +7,7 @@ and what was expected, so a user can fix a file in one pass instead of one error
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -75,7 +76,7 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _describe_found(error: dict[str, Any]) -> str:
+def _describe_found(error: Any) -> str:
     if error["type"] == "missing":
         return "nothing (the field is missing)"
     value = error.get("input")
@@ -83,19 +84,31 @@ def _describe_found(error: dict[str, Any]) -> str:
     return f"{kind} {_short(value)}"
 
 
+# Pydantic names the member it tried for a union field (`sample_idx.int`, `sample_idx.str`);
+# such tags are not fields of the record.
+_UNION_TAG = re.compile(r"^(int|str|float|bool|none|[a-z-]+\[.*\])$")
+
+
+def _record_loc(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    return tuple(part for part in loc if not (isinstance(part, str) and _UNION_TAG.match(part)))
+
+
 def _schema_problems(file: str, line: int, raw: dict[str, Any], error: ValidationError) -> list[Problem]:
     sample_idx = raw.get("sample_idx")
-    problems = []
+    merged: dict[str, tuple[str, list[str]]] = {}  # field -> (found, expected alternatives)
     for item in error.errors(include_url=False):
         expected = str(item["msg"])
         if item["type"] == "missing":
             expected = "a value (required field)"
         elif item["type"] == "extra_forbidden":
             expected = "only the keys self, others and judge"
-        problems.append(
-            Problem(file, line, sample_idx, _field_path(item["loc"]), _describe_found(item), expected)
-        )
-    return problems
+        field = _field_path(_record_loc(item["loc"]))
+        found, alternatives = merged.setdefault(field, (_describe_found(item), []))
+        alternatives.append(expected)
+    return [
+        Problem(file, line, sample_idx, field, found, " or ".join(dict.fromkeys(expected)))
+        for field, (found, expected) in merged.items()
+    ]
 
 
 def check_order(names: Sequence[str], start: str, order: Sequence[str]) -> str | None:
@@ -144,9 +157,10 @@ def _scene_problems(file: str, line: int, scenario: Scenario) -> list[Problem]:
             n_options = len(mcq.options or [])
             if mcq.options is not None and n_options < 2:
                 add(f"{base}.options", f"{n_options} options", "at least 2 options")
-            if not 0 <= mcq.answer_label < max(n_options, 1):
+            if mcq.answer_label < 0 or (mcq.options is not None and mcq.answer_label >= n_options):
                 add(f"{base}.answer_label", str(mcq.answer_label),
-                    f"a 0-based index into the {n_options} options (0..{n_options - 1})")
+                    f"a 0-based index into the {n_options} options (0..{n_options - 1})"
+                    if mcq.options is not None else "a 0-based option index (0 or more)")
     if scenario.speaker_order is not None or scenario.start_speaker is not None:
         if scenario.speaker_order is None or scenario.start_speaker is None:
             add("speaker_order", "only one of start_speaker and speaker_order",

@@ -127,10 +127,22 @@ def score_goals(
         details.setdefault(question.about, {}).setdefault(goal, {}).setdefault(question.kind, []).append(
             answer_record(question, answer, value)
         )
-    per_character = []
+    per_goal: dict[str, dict[str, GoalScores]] = {}
+    per_character: dict[str, GoalScores] = {}
     for character in scene.characters:
-        rows = [goal_scores(readings.get((character.name, g), GoalReading()), keys, protocol.official)
-                for g in range(len(character.goals))]
-        per_character.append(combine(rows, protocol.official))
-    scores = combine(per_character, protocol.official)
-    return scores, {"goals": details, "unreadable_goal_answers": unreadable}
+        rows = [
+            goal_scores(readings.get((character.name, g), GoalReading()), keys, protocol.official)
+            for g in range(len(character.goals))
+        ]
+        # Keyed by goal text, as officially (two identical goals of one character collide there too).
+        per_goal[character.name] = {
+            goal.goal: row for goal, row in zip(character.goals, rows, strict=True)
+        }
+        per_character[character.name] = combine(rows, protocol.official)
+    scores = combine(list(per_character.values()), protocol.official)
+    return scores, {
+        "goals": details,
+        "goal_per_goal": per_goal,
+        "goal_per_character": per_character,
+        "unreadable_goal_answers": unreadable,
+    }

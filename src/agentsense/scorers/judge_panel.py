@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspect_ai.model import Model, get_model, model_roles
 from inspect_ai.log import transcript
+from inspect_ai.model import Model, get_model, model_roles
 
 JUDGE_ROLE = "judge"
 

@@ -1,0 +1,29 @@
+"""Shared test set-up: keep every file Inspect writes inside pytest's temporary folders."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["agentsense.stub.pytest_plugin"]
+
+# Set before Inspect is imported anywhere, so its module-level paths land in the sandbox too.
+_SANDBOX = Path(tempfile.mkdtemp(prefix="agentsense-tests-"))
+for _name in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
+    os.environ[_name] = str(_SANDBOX / _name.lower())
+os.environ["INSPECT_CACHE_DIR"] = str(_SANDBOX / "inspect-cache")
+os.environ["AGENTSENSE_CACHE_DIR"] = str(_SANDBOX / "agentsense-cache")
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ.setdefault("INSPECT_LOG_DIR", str(_SANDBOX / "logs"))
+
+
+@pytest.fixture
+def log_dir(tmp_path: Path) -> Iterator[Path]:
+    """A fresh log folder for one test."""
+    path = tmp_path / "logs"
+    path.mkdir()
+    yield path

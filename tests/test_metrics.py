@@ -1,0 +1,453 @@
+"""Aggregation on hand-computed cases: PSI and template means (sense-protocol.md §5), judge
+majority and goal scores (§3.4), and the MCQ gate (§4.4), in official and corrected modes."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from typing import Any, cast
+
+import pytest
+from inspect_ai.model import get_model
+from inspect_ai.scorer import Metric, SampleScore, Score
+
+from agentsense.dataset.schema import Scenario
+from agentsense.metrics import psi, template_mean
+from agentsense.protocol import Protocol
+from agentsense.scorers.goal import (
+    GoalReading,
+    combine,
+    goal_questions,
+    goal_scores,
+    majority,
+    score_goals,
+)
+from agentsense.scorers.interview import Question
+from agentsense.scorers.judge_panel import Judge
+from agentsense.scorers.mcq import mcq_questions, score_mcq
+
+NAN = math.nan
+
+
+def run(metric: Metric, scores: list[SampleScore]) -> float:
+    """Apply a metric to sample scores (`Metric` is a union type that mypy cannot call)."""
+    return float(cast(Callable[[list[SampleScore]], Any], metric)(scores))
+
+
+def sample_score(
+    value: float, template: Any, protocol: str = "official", i: int = 0
+) -> SampleScore:
+    return SampleScore(
+        score=Score(value=value, metadata={"protocol": protocol}),
+        sample_id=i,
+        sample_metadata={"template_id": template},
+    )
+
+
+def scores_of(groups: dict[Any, list[float]], protocol: str = "official") -> list[SampleScore]:
+    out: list[SampleScore] = []
+    for template, values in groups.items():
+        for value in values:
+            out.append(sample_score(value, template, protocol, len(out)))
+    return out
+
+
+# Template 1: [1, 0, 1] -> mean 2/3, sample std sqrt(((1/3)^2 + (2/3)^2 + (1/3)^2) / 2) = sqrt(1/3)
+# Template 2: [0.5, 0.5] -> mean 1/2, std 0
+# Template 3: [0, 1] -> mean 1/2, std sqrt((1/4 + 1/4) / 1) = sqrt(1/2)
+THREE = {1: [1.0, 0.0, 1.0], 2: [0.5, 0.5], 3: [0.0, 1.0]}
+PSI_THREE = (math.sqrt(1 / 3) + 0.0 + math.sqrt(1 / 2)) / 3
+MEAN_THREE = (2 / 3 + 1 / 2 + 1 / 2) / 3  # 5/9, not the scene mean 4/7
+
+
+def test_psi_and_template_mean_hand_computed() -> None:
+    scores = scores_of(THREE)
+    assert run(psi("nan"), scores) == pytest.approx(PSI_THREE)
+    assert run(psi("skip"), scores) == pytest.approx(PSI_THREE)
+    assert run(template_mean(), scores) == pytest.approx(MEAN_THREE)
+
+
+def test_psi_uses_the_sample_std() -> None:
+    # [0, 1]: ddof=1 gives sqrt(1/2) = 0.7071 (ddof=0 would give 0.5)
+    assert run(psi(), scores_of({"t": [0.0, 1.0]})) == pytest.approx(math.sqrt(0.5))
+    # [0, 0, 0, 1]: mean 1/4, squares 3 * 1/16 + 9/16 = 12/16, / 3 = 1/4 -> std 1/2
+    assert run(psi(), scores_of({"t": [0.0, 0.0, 0.0, 1.0]})) == pytest.approx(0.5)
+
+
+def test_one_scene_template_official() -> None:
+    groups = {**THREE, 4: [0.25]}
+    scores = scores_of(groups)
+    assert math.isnan(run(psi("nan"), scores))  # official goal PSI: no guard, NaN
+    assert run(psi("skip"), scores) == pytest.approx(
+        PSI_THREE
+    )  # official MCQ PSI: template skipped
+    # The template mean still counts the one-scene template: (2/3 + 1/2 + 1/2 + 1/4) / 4 = 23/48
+    assert run(template_mean(), scores) == pytest.approx(23 / 48)
+
+
+def test_one_scene_template_corrected_is_skipped() -> None:
+    scores = scores_of({**THREE, 4: [0.25]}, protocol="corrected")
+    assert run(psi("nan"), scores) == pytest.approx(PSI_THREE)
+    assert run(psi("skip"), scores) == pytest.approx(PSI_THREE)
+    assert run(template_mean(), scores) == pytest.approx(23 / 48)
+
+
+def test_unscored_scenes_are_left_out() -> None:
+    # A NaN scene (e.g. no MCQ) is not a value: template 3 keeps [0, 1], template 5 has none.
+    groups = {1: [1.0, 0.0, 1.0], 2: [0.5, 0.5], 3: [0.0, NAN, 1.0], 5: [NAN]}
+    scores = scores_of(groups)
+    assert run(psi("nan"), scores) == pytest.approx(PSI_THREE)
+    assert run(template_mean(), scores) == pytest.approx(5 / 9)
+
+
+def test_templates_are_grouped_by_id() -> None:
+    # the same template given as int and str is one template: [1, 0] -> std sqrt(1/2), mean 1/2
+    scores = [sample_score(1.0, 8, i=0), sample_score(0.0, "8", i=1)]
+    assert run(psi(), scores) == pytest.approx(math.sqrt(0.5))
+    assert run(template_mean(), scores) == pytest.approx(0.5)
+
+
+def test_no_scores() -> None:
+    assert math.isnan(run(psi("nan"), []))
+    assert math.isnan(run(psi("skip"), []))
+    assert math.isnan(run(template_mean(), []))
+    only_short = scores_of({1: [1.0], 2: [0.0]})
+    assert math.isnan(run(psi("skip"), only_short))
+    assert run(template_mean(), only_short) == pytest.approx(0.5)
+
+
+# ---------------------------------------------------------------------------------------------
+# Judge majority and goal scores
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("votes", "official", "expected"),
+    [
+        ([1, 0, 1], True, 1.0),
+        ([0, 0, 1], True, 0.0),
+        ([1, 1, 1], True, 1.0),
+        ([0, 1, 0], False, 0.0),
+        ([1, 1, 0], False, 1.0),
+        # two judges: statistics.mode keeps the first vote on a tie; corrected says 0.5
+        ([1, 0], True, 1.0),
+        ([0, 1], True, 0.0),
+        ([1, 0], False, 0.5),
+        ([0, 1], False, 0.5),
+        # one judge
+        ([1], True, 1.0),
+        ([0], False, 0.0),
+        # four votes, 2-2: first vote in data order wins officially
+        ([0, 1, 1, 0], True, 0.0),
+        ([1, 0, 0, 1], True, 1.0),
+        ([0, 1, 1, 0], False, 0.5),
+    ],
+)
+def test_majority(votes: list[int], official: bool, expected: float) -> None:
+    assert majority([float(v) for v in votes], official) == expected
+
+
+def test_majority_of_no_votes_is_nan() -> None:
+    assert math.isnan(majority([], True))
+    assert math.isnan(majority([], False))
+
+
+KEYS3 = ["judge_1", "judge_2", "judge_3"]
+
+
+def test_goal_scores_three_judges() -> None:
+    reading = GoalReading(
+        self_=[1], others=[0, 1], judge={0: {"judge_1": 1, "judge_2": 0, "judge_3": 1}}
+    )
+    expected = {
+        "self": 1.0,
+        "other": 0.5,
+        "judge_1": 1.0,
+        "judge_2": 0.0,
+        "judge_3": 1.0,
+        "judge_mean": 2 / 3,
+        "judge_majority": 1.0,
+    }
+    for official in (True, False):
+        assert goal_scores(reading, KEYS3, official) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("first", "second", "official_majority"), [(1, 0, 1.0), (0, 1, 0.0)])
+def test_goal_scores_two_judges_tie(first: int, second: int, official_majority: float) -> None:
+    reading = GoalReading(self_=[1], others=[1], judge={0: {"judge_1": first, "judge_2": second}})
+    official = goal_scores(reading, ["judge_1", "judge_2"], True)
+    assert official["judge_mean"] == 0.5
+    assert official["judge_majority"] == official_majority
+    corrected = goal_scores(reading, ["judge_1", "judge_2"], False)
+    assert corrected["judge_mean"] == 0.5
+    assert corrected["judge_majority"] == 0.5
+
+
+def test_corrected_goal_scores_drop_unreadable_votes() -> None:
+    reading = GoalReading(
+        self_=[None, 1], others=[None, 0], judge={0: {"judge_1": None, "judge_2": 1, "judge_3": 0}}
+    )
+    scores = goal_scores(reading, KEYS3, False)
+    assert scores["self"] == 1.0
+    assert scores["other"] == 0.0
+    assert math.isnan(scores["judge_1"])
+    assert scores["judge_2"] == 1.0
+    assert scores["judge_3"] == 0.0
+    assert scores["judge_mean"] == 0.5  # over the 2 readable votes
+    assert scores["judge_majority"] == 0.5  # 1-1 tie
+
+
+def test_corrected_goal_scores_all_unreadable() -> None:
+    reading = GoalReading(self_=[None], others=[None], judge={0: {"judge_1": None}})
+    scores = goal_scores(reading, ["judge_1"], False)
+    assert all(math.isnan(value) for value in scores.values())
+
+
+def test_goal_scores_several_judge_questions() -> None:
+    # Questions 1 then 0 inserted out of order; official reads them question-major (0, then 1).
+    reading = GoalReading(
+        self_=[1],
+        others=[1],
+        judge={1: {"judge_1": 1, "judge_2": 1}, 0: {"judge_1": 0, "judge_2": 0}},
+    )
+    official = goal_scores(reading, ["judge_1", "judge_2"], True)
+    # flat votes [0, 0, 1, 1]: per-judge columns are the first question's votes; mode 2-2 -> first (0)
+    assert official["judge_1"] == 0.0
+    assert official["judge_2"] == 0.0
+    assert official["judge_mean"] == 0.5
+    assert official["judge_majority"] == 0.0
+    corrected = goal_scores(reading, ["judge_1", "judge_2"], False)
+    # per judge: mean over its questions
+    assert corrected["judge_1"] == 0.5
+    assert corrected["judge_2"] == 0.5
+    assert corrected["judge_majority"] == 0.5
+
+
+def test_goal_without_self_questions_is_nan() -> None:
+    reading = GoalReading(self_=[], others=[1], judge={0: {"judge_1": 1}})
+    for official in (True, False):
+        scores = goal_scores(reading, ["judge_1"], official)
+        assert math.isnan(scores["self"])
+        assert scores["other"] == 1.0
+
+
+def test_combine_nan_propagates_officially_and_is_skipped_when_corrected() -> None:
+    rows = [{"self": 1.0, "other": 0.0}, {"self": NAN, "other": 1.0}, {"self": 0.0, "other": 1.0}]
+    official = combine(rows, True)
+    assert math.isnan(official["self"])
+    assert official["other"] == pytest.approx(2 / 3)
+    corrected = combine(rows, False)
+    assert corrected["self"] == 0.5
+    assert corrected["other"] == pytest.approx(2 / 3)
+    assert combine([], True) == {}
+
+
+def test_combine_is_an_unweighted_mean() -> None:
+    # A character with 1 goal weighs as much as one with 3 (scene level = mean over characters).
+    alice = combine([{"self": 1.0}, {"self": 1.0}, {"self": 0.0}], True)
+    bob = combine([{"self": 0.0}], True)
+    assert combine([alice, bob], True)["self"] == pytest.approx((2 / 3 + 0.0) / 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# A whole scene: score_goals and score_mcq
+# ---------------------------------------------------------------------------------------------
+
+
+def goal(name: str, other: str, text: str) -> dict[str, Any]:
+    return {
+        "goal": text,
+        "eval_questions": {
+            "self": [{"obj": name, "question": f"self: {text}"}],
+            "others": [{"obj": other, "question": f"others: {text}"}],
+            "judge": [{"obj": "judge", "question": f"judge: {text}"}],
+        },
+    }
+
+
+def goal_scene() -> Scenario:
+    return Scenario.model_validate(
+        {
+            "sample_idx": 1,
+            "template_idx": 1,
+            "background": "b",
+            "description": "d",
+            "characters": [
+                {
+                    "name": "Alice",
+                    "profile": "p",
+                    "goals": [goal("Alice", "Bob", "To a0."), goal("Alice", "Bob", "To a1.")],
+                },
+                {"name": "Bob", "profile": "p", "goals": [goal("Bob", "Alice", "To b0.")]},
+            ],
+        }
+    )
+
+
+# (about, goal text, kind) -> answer; judges in order judge_1, judge_2, judge_3
+GOAL_ANSWERS: dict[tuple[str, str, str], list[str]] = {
+    ("Alice", "To a0.", "self"): ["Yes."],
+    ("Alice", "To a0.", "others"): ["No."],
+    ("Alice", "To a0.", "judge"): ["Yes", "Yes", "No"],
+    ("Alice", "To a1.", "self"): ["yes"],
+    ("Alice", "To a1.", "others"): ["Yesterday"],
+    ("Alice", "To a1.", "judge"): ["No", "No", "Yes"],
+    ("Bob", "To b0.", "self"): ["Yes"],
+    ("Bob", "To b0.", "others"): ["Yes"],
+    ("Bob", "To b0.", "judge"): ["No", "Yes", "I cannot say."],
+}
+
+
+def goal_answers(scene: Scenario, judges: list[Judge]) -> dict[Question, str]:
+    answers = {}
+    for question in goal_questions(scene, judges):
+        assert question.goal is not None
+        text = scene.character(question.about).goals[question.goal].goal
+        replies = GOAL_ANSWERS[(question.about, text, question.kind)]
+        index = int(question.interviewee.split("_")[1]) - 1 if question.kind == "judge" else 0
+        answers[question] = replies[index]
+    return answers
+
+
+@pytest.fixture
+def judges() -> list[Judge]:
+    model = get_model("mockllm/model")
+    return [Judge(key, model) for key in KEYS3]
+
+
+def test_score_goals_official(judges: list[Judge]) -> None:
+    scene = goal_scene()
+    scores, details = score_goals(
+        scene, goal_answers(scene, judges), judges, Protocol(mode="official")
+    )
+    # Alice: a0 self 1 other 0 judges 1,1,0 (mean 2/3, maj 1); a1 self 0 ("yes") other 1 ("Yesterday")
+    #        judges 0,0,1 (mean 1/3, maj 0) -> self .5 other .5 j1 .5 j2 .5 j3 .5 mean .5 maj .5
+    # Bob:   self 1 other 1 judges 0,1,0 -> j1 0 j2 1 j3 0 mean 1/3 maj 0
+    assert scores == pytest.approx(
+        {
+            "self": 0.75,
+            "other": 0.75,
+            "judge_1": 0.25,
+            "judge_2": 0.75,
+            "judge_3": 0.25,
+            "judge_mean": (0.5 + 1 / 3) / 2,
+            "judge_majority": 0.25,
+        }
+    )
+    assert details["unreadable_goal_answers"] == 0
+
+
+def test_score_goals_corrected(judges: list[Judge]) -> None:
+    scene = goal_scene()
+    scores, details = score_goals(
+        scene, goal_answers(scene, judges), judges, Protocol(mode="corrected")
+    )
+    # Alice: a0 self 1 other 0 judges 1,1,0; a1 self 1 ("yes") other unreadable, judges 0,0,1
+    #        -> self 1, other 0, j1 .5, j2 .5, j3 .5, mean .5, maj (1 + 0)/2 = .5
+    # Bob:   self 1 other 1 judges 0, 1, unreadable -> j1 0 j2 1 j3 NaN mean .5 maj .5
+    assert scores == pytest.approx(
+        {
+            "self": 1.0,
+            "other": 0.5,
+            "judge_1": 0.25,
+            "judge_2": 0.75,
+            "judge_3": 0.5,
+            "judge_mean": 0.5,
+            "judge_majority": 0.5,
+        }
+    )
+    assert details["unreadable_goal_answers"] == 2
+
+
+def mcq_item(label: int) -> dict[str, Any]:
+    return {"question": f"Q{label}?", "options": ["w", "x", "y", "z"], "answer_label": label}
+
+
+def mcq_scene(alice: list[int], bob: list[int], carol: list[int]) -> Scenario:
+    def character(name: str, labels: list[int]) -> dict[str, Any]:
+        return {
+            "name": name,
+            "profile": "p",
+            "goals": [
+                {
+                    "goal": "To g.",
+                    "eval_questions": {"self": [{"obj": name, "question": "q"}], "others": []},
+                }
+            ],
+            "info_reason_questions": [mcq_item(label) for label in labels],
+        }
+
+    return Scenario.model_validate(
+        {
+            "sample_idx": 1,
+            "template_idx": 1,
+            "background": "b",
+            "description": "d",
+            "characters": [
+                character("Alice", alice),
+                character("Bob", bob),
+                character("Carol", carol),
+            ],
+        }
+    )
+
+
+def run_mcq(
+    scene: Scenario, replies: dict[str, list[str]], mode: str
+) -> tuple[float, dict[str, Any]]:
+    protocol = Protocol(mode="official" if mode == "official" else "corrected")
+    questions = mcq_questions(scene, protocol, random.Random(0))
+    answers = {q: replies[q.about][q.item] for q in questions}
+    return score_mcq(scene, answers, protocol)
+
+
+def test_mcq_every_character_has_questions() -> None:
+    # Alice: label 0 "(A)" right, label 1 "(A)" wrong -> 1/2; Bob: label 2 "(C)" right -> 1;
+    # Carol: label 2, "C" right -> 1. Scene: (1/2 + 1 + 1) / 3 = 5/6
+    scene = mcq_scene([0, 1], [2], [2])
+    replies = {"Alice": ["(A)", "(A)"], "Bob": ["(C)"], "Carol": ["C"]}
+    for mode in ("official", "corrected"):
+        accuracy, details = run_mcq(scene, replies, mode)
+        assert accuracy == pytest.approx(5 / 6)
+        assert details["mcq_per_character"] == pytest.approx(
+            {"Alice": 0.5, "Bob": 1.0, "Carol": 1.0}
+        )
+
+
+def test_mcq_first_character_without_questions() -> None:
+    scene = mcq_scene([], [2], [0])
+    replies = {"Bob": ["(C)"], "Carol": ["(B)"]}
+    official, _ = run_mcq(scene, replies, "official")
+    assert math.isnan(official)  # the gate looks at the first character only
+    corrected, _ = run_mcq(scene, replies, "corrected")
+    assert corrected == pytest.approx(0.5)  # (1 + 0) / 2
+
+
+def test_mcq_later_character_without_questions() -> None:
+    scene = mcq_scene([0, 1], [2], [])
+    replies = {"Alice": ["(A)", "(B)"], "Bob": ["(D)"]}
+    official, details = run_mcq(scene, replies, "official")
+    assert math.isnan(official)  # Carol's mean is NaN, and so is the scene's
+    assert math.isnan(details["mcq_per_character"]["Carol"])
+    corrected, _ = run_mcq(scene, replies, "corrected")
+    assert corrected == pytest.approx(0.5)  # (1 + 0) / 2
+
+
+def test_mcq_scene_without_any_question() -> None:
+    scene = mcq_scene([], [], [])
+    for mode in ("official", "corrected"):
+        accuracy, details = run_mcq(scene, {}, mode)
+        assert math.isnan(accuracy)
+        assert details["unreadable_mcq_answers"] == 0
+
+
+def test_mcq_whitespace_is_stripped_only_when_corrected() -> None:
+    scene = mcq_scene([1], [1], [1])
+    replies = {"Alice": [" B"], "Bob": ["B\n"], "Carol": ["(B)"]}
+    official, details = run_mcq(scene, replies, "official")
+    assert official == pytest.approx(1 / 3)
+    assert details["unreadable_mcq_answers"] == 2
+    corrected, details = run_mcq(scene, replies, "corrected")
+    assert corrected == 1.0
+    assert details["unreadable_mcq_answers"] == 0
