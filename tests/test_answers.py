@@ -1,7 +1,7 @@
 """Answer readers: the official parsers against the recorded table, and the corrected yes/no reader.
 
 The table (`sense-parity/parse_parity.json`) was produced by running the official `metric.py` on
-adversarial answers; it lives in the shared reference folder beside the repository.
+adversarial answers; a copy ships in `tests/fixtures/sense-parity/`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import pytest
 from agentsense.protocol import OptionMark
 from agentsense.scorers.answers import official_choice, official_yes, robust_yes
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
-TABLE: dict[str, Any] = json.loads((REFERENCE / "sense-parity" / "parse_parity.json").read_text())
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sense-parity"
+TABLE: dict[str, Any] = json.loads((FIXTURES / "parse_parity.json").read_text())
 OPTIONS: list[str] = TABLE["mcq_options"]
 
 

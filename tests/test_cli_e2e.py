@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -95,7 +96,7 @@ def test_conversation_is_in_store_and_messages(full_log: EvalLog) -> None:
             assert message.metadata is not None and message.metadata["speaker"] == turn["speaker"]
             assert message.text.startswith(f"{turn['speaker']}: ")
         speakers = [t["speaker"] for t in turns]
-        assert all(a != b for a, b in zip(speakers, speakers[1:], strict=False))
+        assert all(a != b for a, b in itertools.pairwise(speakers))
         score = sample.scores["goal_and_mcq"]  # type: ignore[index]
         assert score.metadata is not None and score.metadata["judge_role_bound"] is True
         assert set(score.metadata["judges"].values()) == set(JUDGES.split(","))
