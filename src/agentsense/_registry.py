@@ -5,4 +5,4 @@ from .metrics import psi, template_mean
 from .models.standin import standin
 from .scorers import goal_and_mcq, goal_completion, mcq_accuracy
 from .solvers import simulation
-from .tasks import full, goal, info
+from .tasks import blind, full, goal, info, labelling, pairwise

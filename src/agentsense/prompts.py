@@ -95,3 +95,46 @@ def mcq_prompt(question: str, options: list[str] | None, labels: str) -> str:
         marked = [f"({labels[i]}) {option}" for i, option in enumerate(options)]
         text += MCQ_OPTIONS_INTRO + MCQ_OPTION_SEPARATOR.join(marked) + MCQ_END
     return text
+
+
+# --- Labelling (not part of the official code; used by `agentsense/labelling`) ------------------
+# Written for this project from the paper's definitions (App. B.2 Table 4, App. B.3 Table 5 and
+# the goal categories of Prompt 4); the roles prompt is the paper's Prompt 19 above.
+
+SCENARIO_TYPES: dict[str, str] = {
+    "personal domain": "Interactions in the personal domain often happen at home, during private "
+    "gatherings, or in intimate settings, involving family, close friends, and partners.",
+    "small society": "Small society interactions occur in smaller social environments like schools, "
+    "workplaces, and communities, occurring in classrooms, offices, conference rooms, community "
+    "activity centers, and other places.",
+    "large society": "Large society interactions take place in broader contexts such as public "
+    "spaces, online platforms, and international conferences.",
+}
+
+GOAL_CATEGORIES: dict[str, str] = {
+    "Information Acquisition": "(existence need) to obtain information from others.",
+    "Information Provision": "(existence need) to share or give information to others.",
+    "Relationship Building": "(relatedness need) to build a relationship with others.",
+    "Relationship Maintenance": "(relatedness need) to maintain a relationship or provide "
+    "emotional support.",
+    "Identity Recognition": "(relatedness need) to identify oneself with a group or be recognized "
+    "by it.",
+    "Cooperation": "(growth need) to co-operate with others.",
+    "Competition": "(growth need) to compete with others.",
+    "Conflict Resolution": "(growth need) to resolve conflicts.",
+}
+
+SCENARIO_TYPE_PROMPT = (
+    "You are an excellent sociologist good at classifying social scenarios. Social scenarios fall "
+    "into three types:\n{types}\n\nClassify the following social scenario into exactly one of these "
+    "types.\n###Background: {background}\n###Description: {description}\n\n"
+    'Please return your response in the following format of JSON: {{"type": "<one of the types>"}}'
+)
+
+GOAL_CATEGORY_PROMPT = (
+    "You are an excellent psychologist good at understanding social goals and needs. Following "
+    "the ERG theory, social goals fall into eight categories:\n{categories}\n\nClassify each of the "
+    "following social goals into exactly one of these categories.\n###Background: {background}\n"
+    "###Goals:\n{goals}\n\nPlease return your response in the following format of JSON, with one "
+    'entry per goal number: {{"1": "<category>", "2": "<category>", ...}}'
+)

@@ -103,7 +103,7 @@ def _schema_problems(file: str, line: int, raw: dict[str, Any], error: Validatio
         elif item["type"] == "extra_forbidden":
             expected = "only the keys self, others and judge"
         field = _field_path(_record_loc(item["loc"]))
-        found, alternatives = merged.setdefault(field, (_describe_found(item), []))
+        _, alternatives = merged.setdefault(field, (_describe_found(item), []))
         alternatives.append(expected)
     return [
         Problem(file, line, sample_idx, field, found, " or ".join(dict.fromkeys(expected)))

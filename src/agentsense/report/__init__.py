@@ -1,0 +1,7 @@
+"""From logs to findings: `agentsense report` (tables, figures, statistics) and `agentsense compare`.
+
+Modules: `loading` (logs -> frames via Inspect's log and dataframe APIs), `settings` (which runs
+are comparable, row labels), `frames` (analysis units, epochs averaged), `stats` (intervals and
+tests), `tables`, `sensitivity` (App. D.6), `plots`, `render`, `build` (the report) and `compare`.
+Import the submodules directly; this package stays import-light.
+"""

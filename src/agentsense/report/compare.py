@@ -1,0 +1,141 @@
+"""`agentsense compare BASE NEW`: a paired regression test of NEW against BASE, for CI gates.
+
+Samples are paired by (sample id, epoch). For each metric, the differences d = NEW - BASE of the
+paired scene scores give a mean with a 95% t interval, a two-sided paired t-test and Wilcoxon
+test, and the one-sided regression test H1: mean(d) < -max_drop (stats.regression_p). A metric
+regresses when that test has p < alpha. Exit status: 0 no significant regression, 1 regression,
+2 usage or input error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .errors import ReportError
+from .loading import SCENE_METRICS, load_scores
+from .render import markdown
+from .settings import dataset_family, varying
+from .stats import Paired, Test, paired
+
+DEFAULT_METRICS = ("judge_majority", "mcq_accuracy", "blind_mcq_accuracy")
+KEY = ["id", "epoch"]
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    metrics: Sequence[str] = ()
+    max_drop: float = 0.0
+    alpha: float = 0.05
+    test: Test = "t"
+    allow_mixed: bool = False
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    metric: str
+    result: Paired
+    regression: bool
+
+
+@dataclass
+class Comparison:
+    results: list[MetricResult]
+    pairs: int
+    base_only: int
+    new_only: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def regressed(self) -> bool:
+        return any(result.regression for result in self.results)
+
+
+def side(inputs: Sequence[str], name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Scene scores of one side, one row per (id, epoch), and its runs."""
+    scenes, evals = load_scores(inputs)
+    if scenes.empty:
+        raise ReportError(f"{name}: no scored sample in {', '.join(inputs)}.")
+    duplicated = scenes[scenes.duplicated(KEY, keep=False)]
+    if not duplicated.empty:
+        first = duplicated.iloc[0]
+        raise ReportError(f"{name}: sample {first['id']} epoch {first['epoch']} appears in several logs "
+                          f"({duplicated['log'].nunique()} logs); pass one log (or one run) per side.")
+    return scenes.set_index(KEY), evals
+
+
+def check_same_settings(base: pd.DataFrame, new: pd.DataFrame, allow_mixed: bool) -> list[str]:
+    both = pd.concat([base, new], ignore_index=True)
+    both["dataset_family"] = [dataset_family(str(d)) for d in both["dataset"]]
+    differ = varying(both)
+    if differ and not allow_mixed:
+        raise ReportError(f"BASE and NEW were run with different settings ({', '.join(differ)}), so their "
+                          "scores are not comparable. Pass --allow-mixed to compare anyway.")
+    notes = [f"settings differ: {', '.join(differ)}"] if differ else []
+    rounds = sorted({int(r) for r in both["rounds"].dropna()})
+    if len(rounds) > 1:  # allowed: comparing conversation lengths is a legitimate question
+        notes.append(f"max_messages differs between the runs: {', '.join(map(str, rounds))}")
+    return notes
+
+
+def chosen_metrics(base: pd.DataFrame, new: pd.DataFrame, asked: Sequence[str]) -> list[str]:
+    def scored(frame: pd.DataFrame, metric: str) -> bool:
+        return metric in frame.columns and bool(frame[metric].notna().any())
+
+    shared = [m for m in SCENE_METRICS if scored(base, m) and scored(new, m)]
+    if asked:
+        missing = [m for m in asked if m not in shared]
+        if missing:
+            raise ReportError(f"Metric(s) not scored in both BASE and NEW: {', '.join(missing)}. "
+                              f"Shared metrics: {', '.join(shared) or 'none'}.")
+        return list(asked)
+    default = [m for m in DEFAULT_METRICS if m in shared]
+    if not default:
+        raise ReportError("BASE and NEW share none of the default metrics "
+                          f"({', '.join(DEFAULT_METRICS)}); choose with --metric.")
+    return default
+
+
+def compare(base_inputs: Sequence[str], new_inputs: Sequence[str], options: CompareOptions) -> Comparison:
+    base, base_runs = side(base_inputs, "BASE")
+    new, new_runs = side(new_inputs, "NEW")
+    notes = check_same_settings(base_runs, new_runs, options.allow_mixed)
+    shared = base.index.intersection(new.index)
+    if shared.empty:
+        raise ReportError("BASE and NEW have no sample (id, epoch) in common: nothing to pair.")
+    results = []
+    for metric in chosen_metrics(base, new, options.metrics):
+        result = paired(list(base.loc[shared, metric]), list(new.loc[shared, metric]), options.max_drop,
+                        options.test)
+        regression = result.p_regression < options.alpha  # NaN (too few pairs) never regresses
+        results.append(MetricResult(metric, result, bool(regression)))
+    return Comparison(results, len(shared), len(base.index.difference(shared)),
+                      len(new.index.difference(shared)), notes)
+
+
+def _p(value: float) -> str:
+    return "–" if value != value else f"{value:.3g}"
+
+
+def comparison_table(comparison: Comparison, options: CompareOptions) -> str:
+    head = ["metric", "pairs", "BASE", "NEW", "NEW − BASE [95% CI]", "p (paired t)", "p (Wilcoxon)",
+            f"p (drop > {options.max_drop:g}, {options.test})", "verdict"]
+    rows = []
+    for item in comparison.results:
+        r = item.result
+        interval = f"{r.diff.mean:+.3f} [{r.diff.low:+.3f}, {r.diff.high:+.3f}]"
+        verdict = "REGRESSION" if item.regression else "ok"
+        rows.append([item.metric, str(r.n), f"{r.base:.3f}", f"{r.new:.3f}", interval, _p(r.p_ttest),
+                     _p(r.p_wilcoxon), _p(r.p_regression), verdict])
+    return markdown(head, rows)
+
+
+def comparison_frame(comparison: Comparison) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "metric": i.metric, "pairs": i.result.n, "base": i.result.base, "new": i.result.new,
+        "diff": i.result.diff.mean, "diff_ci_low": i.result.diff.low, "diff_ci_high": i.result.diff.high,
+        "p_ttest": i.result.p_ttest, "p_wilcoxon": i.result.p_wilcoxon, "p_regression": i.result.p_regression,
+        "regression": i.regression,
+    } for i in comparison.results])

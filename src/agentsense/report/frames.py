@@ -1,0 +1,93 @@
+"""The analysis units of a report, one row per unit, epochs averaged.
+
+Repeated measurements of one unit (epochs, or the same scene in two logs of one group) are
+averaged first, so a confidence interval counts each scene (or goal, or question) once:
+
+- scenes: one row per (group, scene);
+- goals: one row per (group, scene, character, goal);
+- characters: one row per (group, scene, character), the mean over the character's goals;
+- questions: one row per (group, scene, asker, MCQ).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .loading import GOAL_METRICS, Runs
+from .settings import label_runs
+
+RUN_COLUMNS = ["log", "group", "family", "variant", "kind", "task", "model", "sender", "receiver"]
+SCENE_ATTRIBUTES = ["template_id", "scenario_type", "n_characters", "rounds"]
+
+
+@dataclass
+class Units:
+    """The averaged frames and the labelled runs they came from."""
+
+    runs: pd.DataFrame
+    scenes: pd.DataFrame
+    goals: pd.DataFrame
+    characters: pd.DataFrame
+    questions: pd.DataFrame
+    judge_columns: list[str]
+
+
+def _with_runs(frame: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    return frame.merge(runs[RUN_COLUMNS], on="log", how="inner")
+
+
+def _average(frame: pd.DataFrame, keys: list[str], values: list[str]) -> pd.DataFrame:
+    """Mean of `values` per unit `keys` (NaN-skipping; an all-NaN unit stays NaN)."""
+    present = [value for value in values if value in frame.columns]
+    if frame.empty:
+        return pd.DataFrame(columns=[*keys, *present])
+    return frame.groupby(keys, dropna=False, sort=True)[present].mean().reset_index()
+
+
+def judge_columns(scenes: pd.DataFrame) -> list[str]:
+    return [column for column in scenes.columns if str(column).startswith("judge: ")]
+
+
+def scene_units(scenes: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
+    keys = ["group", "family", "variant", "kind", "task", "model", "sender", "receiver", "id",
+            *SCENE_ATTRIBUTES]
+    return _average(scenes, keys, metrics)
+
+
+def goal_units(goals: pd.DataFrame) -> pd.DataFrame:
+    keys = ["group", "family", "variant", "kind", "id", "character", "goal_index", "category", "role",
+            "player"]
+    return _average(goals, keys, list(GOAL_METRICS))
+
+
+def character_units(goals: pd.DataFrame) -> pd.DataFrame:
+    """Per character: the mean over its goals in each epoch, then over epochs."""
+    keys = ["group", "family", "variant", "kind", "sender", "receiver", "id", "character", "role",
+            "player"]
+    per_epoch = _average(goals, [*keys, "epoch"], list(GOAL_METRICS))
+    return _average(per_epoch, keys, list(GOAL_METRICS))
+
+
+def question_units(mcqs: pd.DataFrame) -> pd.DataFrame:
+    keys = ["group", "family", "variant", "kind", "task", "id", "asker", "item", "asker_model", "target",
+            "target_model", "asker_role", "target_role"]
+    return _average(mcqs, keys, ["correct"])
+
+
+def build_units(runs: Runs, allow_mixed: bool = False) -> Units:
+    labelled = label_runs(runs.evals, allow_mixed)
+    scenes = _with_runs(runs.scenes, labelled)
+    judges = judge_columns(scenes)
+    metrics = [c for c in ("self", "other", *judges, "judge_mean", "judge_majority", "mcq_accuracy",
+                           "blind_mcq_accuracy") if c in scenes.columns]
+    goals = _with_runs(runs.goals, labelled)
+    return Units(
+        runs=labelled,
+        scenes=scene_units(scenes, metrics),
+        goals=goal_units(goals),
+        characters=character_units(goals),
+        questions=question_units(_with_runs(runs.mcqs, labelled)),
+        judge_columns=judges,
+    )

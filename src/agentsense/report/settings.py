@@ -1,0 +1,95 @@
+"""Which runs can share a table, and the row label of each run.
+
+Runs are only comparable when they were simulated and scored the same way. The settings that
+must agree are the protocol (mode, temperatures, max tokens, option marks), the dataset
+(`official` and `official_roles` count as one: the same records, with sender/receiver labels)
+and, for runs that judge goals, the judge panel. `max_messages` may differ: it is the "number of
+rounds" factor of the paper's Fig. 10, so runs with other values become separate rows.
+
+A report on runs whose settings differ is refused unless `allow_mixed` is set; the settings that
+differ then become part of the row labels, so no row mixes them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from .errors import ReportError
+from .loading import records
+
+# Settings that must agree across runs (the judge panel only across runs that judge goals).
+STRICT = ("mode", "agent_temperature", "judge_temperature", "max_tokens", "option_mark", "dataset_family")
+JUDGED_TASKS = ("goal", "full", "pairwise")
+ROUNDS = "rounds"
+
+
+def dataset_family(dataset: str) -> str:
+    return "official" if dataset in ("official", "official_roles") else dataset
+
+
+def _describe(evals: pd.DataFrame, column: str) -> str:
+    parts = []
+    for value, rows in evals.groupby(column, dropna=False, sort=True):
+        names = [str(log).rsplit("/", 1)[-1] for log in rows["log"]]
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        parts.append(f"{value!r} in {shown}")
+    return f"  - {column}: " + "; ".join(parts)
+
+
+def varying(evals: pd.DataFrame) -> list[str]:
+    """The strict settings (and judge panel) whose values differ between runs."""
+    differ = [column for column in STRICT if evals[column].nunique(dropna=False) > 1]
+    judged = evals[evals["task"].isin(JUDGED_TASKS)]
+    if judged["judges"].nunique() > 1:
+        differ.append("judges")
+    return differ
+
+
+def check_settings(evals: pd.DataFrame, allow_mixed: bool) -> list[str]:
+    """The settings that differ; raises unless mixing is allowed."""
+    differ = varying(evals)
+    if differ and not allow_mixed:
+        details = "\n".join(_describe(evals, column) for column in differ)
+        raise ReportError(
+            "These runs were not made with the same settings, so their scores are not comparable:\n"
+            f"{details}\nReport them separately, or pass --allow-mixed to put them side by side "
+            "(the differing settings are then added to the row labels)."
+        )
+    return differ
+
+
+def _base_label(run: dict[str, Any]) -> str:
+    if run["kind"] == "pairwise":
+        return f"{run['sender']} × {run['receiver']}"
+    return str(run["model"])
+
+
+def _suffix(run: dict[str, Any], columns: list[str]) -> str:
+    parts = [f"{column}={run[column]}" for column in columns]
+    return f" [{', '.join(parts)}]" if parts else ""
+
+
+def label_runs(evals: pd.DataFrame, allow_mixed: bool = False) -> pd.DataFrame:
+    """Add `variant` (the differing settings), `family` (model or pair + variant) and `group`
+    (family + rounds if they vary).
+
+    Blind-test runs have no rounds; they join the rows of their family (Table 1's blind column).
+    """
+    labelled = evals.copy()
+    labelled["dataset_family"] = [dataset_family(str(d)) for d in labelled["dataset"]]
+    differ = check_settings(labelled, allow_mixed)
+    rounds_vary = labelled.loc[labelled["kind"] != "blind", ROUNDS].nunique() > 1
+    families, groups, variants = [], [], []
+    for run in records(labelled):
+        variant = _suffix(run, differ)
+        family = _base_label(run) + variant
+        variants.append(variant)
+        families.append(family)
+        with_rounds = rounds_vary and run["kind"] != "blind"
+        groups.append(f"{family} [rounds={int(run[ROUNDS])}]" if with_rounds else family)
+    labelled["variant"] = variants
+    labelled["family"] = families
+    labelled["group"] = groups
+    return labelled

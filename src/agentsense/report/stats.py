@@ -1,0 +1,148 @@
+"""The statistics of reports and comparisons (scipy).
+
+- Confidence intervals are two-sided Student-t intervals for a mean:
+  mean ± t(1 - (1 - level) / 2, n - 1) · sd / √n, with the sample sd (ddof=1). n < 2 gives no
+  interval (NaN bounds). The t interval is exact for normal data and close to it for means of
+  bounded scores at the sample sizes of AgentSense (hundreds of scenes).
+- Paired comparisons use the per-pair differences d = new - base: a t interval for the mean of d,
+  the two-sided paired t-test (`scipy.stats.ttest_rel`), the Wilcoxon signed-rank test
+  (`scipy.stats.wilcoxon`), and the one-sided test that decides a regression:
+  H0: mean(d) >= -max_drop against H1: mean(d) < -max_drop, i.e. a one-sample t-test (or Wilcoxon)
+  of d + max_drop with `alternative="less"`.
+- The variance test of App. D.6 is the chi-square test for one variance:
+  chi2 = (n - 1) · s² / sigma0², with n - 1 degrees of freedom, two-sided p-value
+  2 · min(P(X <= chi2), P(X >= chi2)).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import stats as sps
+
+CONFIDENCE = 0.95
+Test = Literal["t", "wilcoxon"]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean with its confidence interval and the number of values behind it."""
+
+    mean: float
+    low: float
+    high: float
+    n: int
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2
+
+
+def _finite(values: Sequence[float]) -> np.ndarray:
+    array = np.asarray(values, dtype=float)
+    finite: np.ndarray = array[~np.isnan(array)]
+    return finite
+
+
+def as_estimate(value: object) -> Estimate | None:
+    """A table cell as an Estimate (None for an empty cell)."""
+    return value if isinstance(value, Estimate) else None
+
+
+def mean_ci(values: Sequence[float], level: float = CONFIDENCE) -> Estimate:
+    """Mean and Student-t confidence interval of the non-NaN values."""
+    data = _finite(values)
+    n = int(data.size)
+    if n == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0)
+    mean = float(data.mean())
+    if n < 2:
+        return Estimate(mean, math.nan, math.nan, n)
+    half = float(sps.t.ppf(1 - (1 - level) / 2, n - 1)) * float(data.std(ddof=1)) / math.sqrt(n)
+    return Estimate(mean, mean - half, mean + half, n)
+
+
+@dataclass(frozen=True)
+class Paired:
+    """NEW vs BASE on paired values: the difference, its interval and the tests."""
+
+    n: int
+    base: float
+    new: float
+    diff: Estimate
+    p_ttest: float  # two-sided paired t-test of mean(d) = 0
+    p_wilcoxon: float  # two-sided Wilcoxon signed-rank test of d
+    p_regression: float  # one-sided test of mean(d) < -max_drop
+
+
+def _p_or_nan(value: object) -> float:
+    number = float(value)  # type: ignore[arg-type]
+    return number if math.isfinite(number) else math.nan
+
+
+def regression_p(diffs: np.ndarray, max_drop: float, test: Test) -> float:
+    """p-value of H1: NEW is worse than BASE by more than `max_drop` (one-sided)."""
+    shifted = diffs + max_drop
+    if shifted.size < 2:
+        return math.nan
+    if np.allclose(shifted, shifted[0]):
+        # No spread: the verdict is certain either way (scipy would return NaN).
+        return 0.0 if shifted[0] < 0 else 1.0
+    if test == "wilcoxon":
+        if not np.any(shifted != 0):
+            return 1.0
+        return _p_or_nan(sps.wilcoxon(shifted, alternative="less").pvalue)
+    return _p_or_nan(sps.ttest_1samp(shifted, 0.0, alternative="less").pvalue)
+
+
+def _two_sided(diffs: np.ndarray, base: np.ndarray, new: np.ndarray) -> tuple[float, float]:
+    if diffs.size < 2 or np.allclose(diffs, diffs[0]):
+        same = diffs.size >= 1 and bool(np.all(diffs == 0))
+        return (1.0, 1.0) if same else (math.nan, math.nan)
+    p_t = _p_or_nan(sps.ttest_rel(new, base).pvalue)
+    p_w = _p_or_nan(sps.wilcoxon(diffs).pvalue) if np.any(diffs != 0) else 1.0
+    return p_t, p_w
+
+
+def paired(base: Sequence[float], new: Sequence[float], max_drop: float = 0.0, test: Test = "t") -> Paired:
+    """Compare paired values (pairs with a NaN on either side are dropped)."""
+    b = np.asarray(base, dtype=float)
+    w = np.asarray(new, dtype=float)
+    keep = ~(np.isnan(b) | np.isnan(w))
+    b, w = b[keep], w[keep]
+    diffs = w - b
+    p_t, p_w = _two_sided(diffs, b, w)
+    return Paired(
+        n=int(diffs.size),
+        base=float(b.mean()) if b.size else math.nan,
+        new=float(w.mean()) if w.size else math.nan,
+        diff=mean_ci(list(diffs)),
+        p_ttest=p_t,
+        p_wilcoxon=p_w,
+        p_regression=regression_p(diffs, max_drop, test),
+    )
+
+
+@dataclass(frozen=True)
+class VarianceTest:
+    n: int
+    variance: float  # sample variance s² (ddof=1)
+    chi2: float
+    p: float  # two-sided
+
+
+def variance_test(values: Sequence[float], population_variance: float) -> VarianceTest:
+    """Chi-square test that the values' variance equals `population_variance` (App. D.6)."""
+    data = _finite(values)
+    n = int(data.size)
+    if n < 2 or not population_variance > 0:
+        return VarianceTest(n, math.nan, math.nan, math.nan)
+    variance = float(data.var(ddof=1))
+    chi2 = (n - 1) * variance / population_variance
+    lower = float(sps.chi2.cdf(chi2, n - 1))
+    upper = float(sps.chi2.sf(chi2, n - 1))
+    return VarianceTest(n, variance, chi2, min(1.0, 2 * min(lower, upper)))

@@ -1,0 +1,208 @@
+"""The report's tables, as frames of `Estimate` cells (mean, 95% CI, n).
+
+- Table 1 (paper Table 1): one row per model or sender × receiver pair.
+- Leakage (§4.3, Table 2): blind-test accuracy next to the real MCQ accuracy.
+- Breakdowns (Figs. 6, 9-11): by goal category, scenario type, participants, rounds.
+- Over-confidence: self minus judge majority, per goal category.
+- Sender × receiver matrices (Figs. 5a, 7, 8) and attacker/defender scores (Fig. 5b).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .frames import Units
+from .stats import Estimate, mean_ci
+
+GOAL_COLUMNS = ("self", "other")
+PANEL_COLUMNS = ("judge_mean", "judge_majority")
+PSI_METRIC = {"goal_psi": "judge_majority", "mcq_psi": "mcq_accuracy"}
+BREAKDOWN_METRICS = ("self", "other", "judge_majority")
+MISSING = "(none)"
+
+
+def estimate(frame: pd.DataFrame, column: str) -> Estimate:
+    if frame.empty or column not in frame.columns:
+        return mean_ci([])
+    return mean_ci(list(frame[column].astype(float)))
+
+
+def template_stds(scenes: pd.DataFrame, metric: str) -> list[float]:
+    """Sample std (ddof=1) of `metric` over each template's scenes with a score (>= 2 of them)."""
+    if scenes.empty or metric not in scenes.columns:
+        return []
+    scored = scenes.dropna(subset=[metric])
+    stds = scored.groupby("template_id")[metric].agg(lambda values: values.std(ddof=1) if len(values) > 1 else np.nan)
+    return [float(value) for value in stds.dropna()]
+
+
+def psi_estimate(scenes: pd.DataFrame, metric: str) -> Estimate:
+    """PSI (mean over templates of the per-template std) with a t interval over templates."""
+    return mean_ci(template_stds(scenes, metric))
+
+
+# --- Table 1 -----------------------------------------------------------------------------------
+
+
+def table_one_columns(units: Units) -> list[str]:
+    return [*GOAL_COLUMNS, *units.judge_columns, *PANEL_COLUMNS, "goal_psi", "mcq_accuracy", "mcq_psi",
+            "blind_mcq_accuracy"]
+
+
+def _row(scenes: pd.DataFrame, blind: pd.DataFrame, units: Units) -> dict[str, Estimate]:
+    row = {column: estimate(scenes, column) for column in (*GOAL_COLUMNS, *units.judge_columns, *PANEL_COLUMNS,
+                                                           "mcq_accuracy")}
+    row.update({name: psi_estimate(scenes, metric) for name, metric in PSI_METRIC.items()})
+    row["blind_mcq_accuracy"] = estimate(blind, "blind_mcq_accuracy")
+    return row
+
+
+def table_one(units: Units) -> pd.DataFrame:
+    """One row per group (index), Estimate cells, plus `kind`; blind runs fill their family's rows."""
+    scenes = units.scenes
+    real = scenes[scenes["kind"].isin(["homogeneous", "pairwise"])]
+    blind = scenes[scenes["kind"] == "blind"]
+    rows: dict[str, dict[str, object]] = {}
+    for group, frame in real.groupby("group", sort=True):
+        family = str(frame["family"].iloc[0])
+        rows[str(group)] = {"kind": frame["kind"].iloc[0],
+                            **_row(frame, blind[blind["family"] == family], units)}
+    covered = set(real["family"])
+    for name, frame in blind.groupby("family", sort=True):
+        if name not in covered:
+            rows[str(name)] = {"kind": "blind", **_row(frame.iloc[0:0], frame, units)}
+    columns = ["kind", *table_one_columns(units)]
+    return pd.DataFrame.from_dict(rows, orient="index", columns=columns)
+
+
+# --- leakage -----------------------------------------------------------------------------------
+
+
+def leakage(units: Units) -> pd.DataFrame:
+    """Per group with a blind run: blind accuracy, real MCQ accuracy, and real - blind on shared scenes."""
+    scenes = units.scenes
+    blind = scenes[scenes["kind"] == "blind"].set_index(["family", "id"])["blind_mcq_accuracy"]
+    rows: dict[str, dict[str, Estimate]] = {}
+    real = scenes[scenes["kind"].isin(["homogeneous", "pairwise"]) & scenes["mcq_accuracy"].notna()] \
+        if "mcq_accuracy" in scenes.columns else scenes.iloc[0:0]
+    for group, frame in real.groupby("group", sort=True):
+        family = str(frame["family"].iloc[0])
+        if family not in blind.index.get_level_values(0):
+            continue
+        baseline = blind.loc[family]
+        shared = frame.set_index("id")["mcq_accuracy"].to_frame().join(baseline, how="inner")
+        rows[str(group)] = {
+            "blind_mcq_accuracy": mean_ci(list(baseline.astype(float))),
+            "mcq_accuracy": estimate(frame, "mcq_accuracy"),
+            "gain_over_blind": mean_ci(list(shared["mcq_accuracy"] - shared["blind_mcq_accuracy"])),
+        }
+    return pd.DataFrame.from_dict(rows, orient="index",
+                                  columns=["blind_mcq_accuracy", "mcq_accuracy", "gain_over_blind"])
+
+
+# --- breakdowns --------------------------------------------------------------------------------
+
+
+def breakdown(frame: pd.DataFrame, by: str, metrics: Sequence[str]) -> pd.DataFrame:
+    """Long table: group, level of `by`, metric, Estimate."""
+    columns = ["group", by, "metric", "estimate"]
+    if frame.empty or by not in frame.columns:
+        return pd.DataFrame(columns=columns)
+    data = frame.assign(**{by: frame[by].map(_level)})
+    rows = [
+        {"group": group, by: level, "metric": metric, "estimate": estimate(part, metric)}
+        for (group, level), part in data.groupby(["group", by], sort=True)
+        for metric in metrics
+        if metric in part.columns and part[metric].notna().any()
+    ]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _level(value: object) -> object:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return MISSING
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def real_scenes(units: Units) -> pd.DataFrame:
+    return units.scenes[units.scenes["kind"].isin(["homogeneous", "pairwise"])]
+
+
+def scene_breakdown(units: Units, by: str) -> pd.DataFrame:
+    return breakdown(real_scenes(units), by, BREAKDOWN_METRICS)
+
+
+def category_breakdown(units: Units) -> pd.DataFrame:
+    return breakdown(units.goals, "category", BREAKDOWN_METRICS)
+
+
+def overconfidence(units: Units) -> pd.DataFrame:
+    """Self minus judge majority per goal, by goal category (positive: over-confident)."""
+    goals = units.goals.assign(overconfidence=units.goals["self"] - units.goals["judge_majority"]) \
+        if not units.goals.empty else units.goals.assign(overconfidence=[])
+    return breakdown(goals, "category", ["overconfidence"])
+
+
+def has_categories(units: Units) -> bool:
+    return not units.goals.empty and bool(units.goals["category"].notna().any())
+
+
+# --- sender x receiver -------------------------------------------------------------------------
+
+
+def pair_matrix(frame: pd.DataFrame, value: Callable[[pd.DataFrame], Estimate]) -> pd.DataFrame:
+    """Senders (rows) x receivers (columns) of Estimate cells; an untested pair is missing."""
+    cells: dict[str, dict[str, Estimate]] = {}
+    for (sender, receiver), part in frame.groupby(["sender", "receiver"], sort=True):
+        cells.setdefault(str(sender), {})[str(receiver)] = value(part)
+    matrix = pd.DataFrame.from_dict(cells, orient="index")
+    return matrix.reindex(sorted(matrix.index), axis=0).reindex(sorted(matrix.columns), axis=1)
+
+
+def pairwise_variants(units: Units) -> list[str]:
+    """The settings variants of the pairwise runs (one matrix each; normally just "")."""
+    scenes = units.scenes
+    return sorted(set(scenes.loc[scenes["kind"] == "pairwise", "variant"]))
+
+
+def scene_matrix(units: Units, variant: str = "", metric: str = "judge_majority") -> pd.DataFrame:
+    """Fig. 5a: the scene score of each sender x receiver pair."""
+    scenes = units.scenes
+    chosen = scenes[(scenes["kind"] == "pairwise") & (scenes["variant"] == variant)]
+    return pair_matrix(chosen, lambda part: estimate(part, metric))
+
+
+def role_matrix(units: Units, role: str, variant: str = "", metric: str = "judge_majority") -> pd.DataFrame:
+    """Figs. 7-8: the goal completion of the characters playing `role`, per scene, per pair."""
+    characters = units.characters
+    chosen = characters[(characters["kind"] == "pairwise") & (characters["role"] == role)
+                        & (characters["variant"] == variant)]
+    per_scene = chosen.groupby(["sender", "receiver", "id"], sort=True)[metric].mean().reset_index()
+    return pair_matrix(per_scene, lambda part: estimate(part, metric))
+
+
+# --- attacker / defender -----------------------------------------------------------------------
+
+
+def attack_defence(units: Units) -> pd.DataFrame:
+    """Per model: attack = its characters' MCQ accuracy; defence = 1 - accuracy of the MCQs
+    about its characters' secrets (paper §5.2). Real (not blind) runs; unit: questions."""
+    questions = units.questions[units.questions["kind"].isin(["homogeneous", "pairwise"])]
+    rows: dict[str, dict[str, Estimate]] = {}
+    for variant, part in questions.groupby("variant", sort=True):
+        models = sorted(set(part["asker_model"].dropna()) | set(part["target_model"].dropna()))
+        for model in models:
+            attacked = part[part["asker_model"] == model]
+            defended = part[part["target_model"] == model]
+            rows[f"{model}{variant}"] = {"attack": estimate(attacked, "correct"),
+                                         "defence": _complement(estimate(defended, "correct"))}
+    return pd.DataFrame.from_dict(rows, orient="index", columns=["attack", "defence"])
+
+
+def _complement(value: Estimate) -> Estimate:
+    return Estimate(1 - value.mean, 1 - value.high, 1 - value.low, value.n)

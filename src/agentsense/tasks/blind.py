@@ -1,0 +1,118 @@
+"""`agentsense/blind`: the paper's blind test (§4.3), the leakage baseline of MCQ accuracy.
+
+Each character answers its private-information MCQs from the scenario information alone: its
+persona system prompt (background, description, its own goals and secret) and the MCQ as the only
+user message, with no conversation. The paper asks each question three times (`epochs=3`).
+Questions, formatting, parsing (official MCQ parser) and aggregation (per character, then per
+scene) are those of the real MCQ evaluation, at the protocol's interview temperature, so
+`blind_mcq_accuracy` sits next to `mcq_accuracy` as the accuracy a model gets without interacting.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.model import ModelOutput
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import Store, StoreModel, span, store_as
+from pydantic import Field
+
+from ..dataset.samples import load_scenarios, scenario_of, scene_dataset
+from ..metrics import template_mean
+from ..protocol import Mode, OptionMark, Protocol
+from ..scorers.interview import Interviewer, Question
+from ..scorers.mcq import mcq_questions, score_mcq
+from ..scorers.scoring import mcq_explanation
+from ..solvers.conversation import Conversation
+from ..solvers.speakers import scene_rng
+from .common import make_protocol
+
+BLIND_KEY = "blind_mcq_accuracy"
+
+
+class BlindAnswers(StoreModel):
+    """The blind answers of one scene (sample store), so `inspect score` can re-read them."""
+
+    answers: list[dict[str, Any]] = Field(default_factory=list)  # {about, item, text, answer}
+    protocol: dict[str, Any] = Field(default_factory=dict)
+
+
+def _as_question(record: dict[str, Any]) -> Question:
+    return Question("mcq", record["about"], None, int(record["item"]), record["about"], record["text"])
+
+
+@solver
+def blind_interview(protocol: Protocol | None = None, seed: int = 0) -> Solver:
+    """Ask every character its MCQs with no conversation, all at once."""
+    settings = protocol or Protocol()
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        scene = scenario_of(state.metadata)
+        # Same option marks as the real MCQ round for this seed and epoch.
+        rng = scene_rng(seed, state.sample_id, state.epoch, "option-marks")
+        questions = mcq_questions(scene, settings, rng)
+        # An empty conversation: each request is [persona system prompt, MCQ].
+        interviewer = Interviewer(scene, Conversation(store=Store()), settings, model_roles={})
+        async with span("blind MCQs", type="interviews"):
+            answers = await interviewer.ask(questions)
+        record = store_as(BlindAnswers)
+        record.protocol = settings.model_dump()
+        record.answers = [
+            {"about": q.about, "item": q.item, "text": q.text, "answer": answer} for q, answer in answers.items()
+        ]
+        summary = "\n".join(f"{q.about}: {answer}" for q, answer in answers.items())
+        state.output = ModelOutput.from_content(model="blind", content=summary)
+        return state
+
+    return solve
+
+
+@scorer(metrics={BLIND_KEY: [mean(), stderr(), template_mean()]})
+def blind_mcq() -> Scorer:
+    """MCQ accuracy without interaction (official parser and aggregation)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        stored = store_as(BlindAnswers)
+        if not stored.answers:
+            raise ValueError(f"Sample {state.sample_id} has no blind answers in its store.")
+        protocol = Protocol.model_validate(stored.protocol)
+        answers = {_as_question(record): str(record["answer"]) for record in stored.answers}
+        accuracy, details = score_mcq(scenario_of(state.metadata), answers, protocol)
+        metadata = {"protocol": protocol.mode, **details, "mcq_scored": not math.isnan(accuracy)}
+        return Score(value={BLIND_KEY: accuracy}, explanation=mcq_explanation(details["mcq"]),
+                     metadata=metadata)
+
+    return score
+
+
+@task
+def blind(
+    dataset: str = "official",
+    epochs: int = 3,
+    protocol: Mode = "official",
+    seed: int = 0,
+    agent_temperature: float = 1.0,
+    judge_temperature: float = 0.0,
+    max_tokens: int = 128,
+    option_mark: OptionMark = "upper",
+) -> Task:
+    """Blind test: MCQs answered before any interaction, on the scenes that have MCQs."""
+    settings = make_protocol(mode=protocol, agent_temperature=agent_temperature,
+                             judge_temperature=judge_temperature, max_tokens=max_tokens,
+                             option_mark=option_mark)
+    scenes = [scene for scene in load_scenarios(dataset) if scene.has_mcq]
+    if not scenes:
+        raise PrerequisiteError(f"No scene of dataset {dataset!r} has MCQs: nothing to blind-test.")
+    name = f"agentsense-{dataset}" if "/" not in dataset else dataset
+    return Task(
+        dataset=scene_dataset(scenes, name=name),
+        solver=blind_interview(protocol=settings, seed=seed),
+        scorer=blind_mcq(),
+        epochs=epochs,
+        version=1,
+        metadata={"protocol": settings.model_dump(), "dataset": dataset, "seed": seed},
+    )

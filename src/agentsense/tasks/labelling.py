@@ -1,0 +1,246 @@
+"""`agentsense/labelling`: label a dataset that lacks the paper's categories.
+
+For each scene, a model (role `labeller`, else the evaluated model; temperature 0) is asked:
+
+- the scenario type, one of the 3 of App. B.2 (`SCENARIO_TYPE_PROMPT`);
+- the category of every goal, one of the 8 of App. B.3 (`GOAL_CATEGORY_PROMPT`);
+- sender or receiver for every character, with the paper's Prompt 19 (`SENDER_RECEIVER_PROMPT`).
+
+The scorer reports agreement with the labels the record already has (NaN where it has none), so
+a labeller can be checked on a labelled set first. `agentsense labels LOG --out labels.json`
+exports the labels for `agentsense report --labels`, and `--dataset-out` writes a labelled copy
+of the dataset (with `roles`, usable by `agentsense/pairwise`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.model import ChatMessageUser, GenerateConfig, ModelOutput, get_model
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import StoreModel, store_as
+from pydantic import Field
+
+from ..dataset.samples import load_scenarios, scenario_of, scene_dataset
+from ..dataset.schema import Scenario
+from ..prompts import (
+    GOAL_CATEGORIES,
+    GOAL_CATEGORY_PROMPT,
+    SCENARIO_TYPE_PROMPT,
+    SCENARIO_TYPES,
+    SENDER_RECEIVER_PROMPT,
+)
+from ..report.errors import ReportError
+from ..report.labels import Labels
+
+LABELLER_ROLE = "labeller"
+ROLES = ("sender", "receiver")
+AGREEMENT_KEYS = ("type_agreement", "category_agreement", "role_agreement")
+
+
+class SceneLabels(StoreModel):
+    scenario_type: str | None = None
+    categories: dict[str, dict[str, str | None]] = Field(default_factory=dict)
+    roles: dict[str, str | None] = Field(default_factory=dict)
+    replies: dict[str, str] = Field(default_factory=dict)
+
+
+# --- prompts -----------------------------------------------------------------------------------
+
+
+def numbered_goals(scene: Scenario) -> list[tuple[str, str]]:
+    return [(c.name, goal.goal) for c in scene.characters for goal in c.goals]
+
+
+def type_prompt(scene: Scenario) -> str:
+    types = "\n".join(f"- {name}: {text}" for name, text in SCENARIO_TYPES.items())
+    return SCENARIO_TYPE_PROMPT.format(types=types, background=scene.background, description=scene.description)
+
+
+def category_prompt(scene: Scenario) -> str:
+    categories = "\n".join(f"- {name}: {text}" for name, text in GOAL_CATEGORIES.items())
+    goals = "\n".join(f"{i}. {name}: {goal}" for i, (name, goal) in enumerate(numbered_goals(scene), start=1))
+    return GOAL_CATEGORY_PROMPT.format(categories=categories, background=scene.background, goals=goals)
+
+
+def roles_prompt(scene: Scenario) -> str:
+    data = json.dumps({c.name: [goal.goal for goal in c.goals] for c in scene.characters}, ensure_ascii=False)
+    return SENDER_RECEIVER_PROMPT.format(data=data)
+
+
+# --- parsing -----------------------------------------------------------------------------------
+
+
+def first_json_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object in a reply (models often wrap it in prose or code fences)."""
+    decoder = json.JSONDecoder()
+    for start, char in enumerate(text):
+        if char == "{":
+            try:
+                value, _ = decoder.raw_decode(text[start:])
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                return value
+    return None
+
+
+def _pick(value: Any, choices: list[str]) -> str | None:
+    """The choice named by `value` (case-insensitive, exact first, then contained)."""
+    text = str(value or "").strip().lower()
+    exact = [c for c in choices if c.lower() == text]
+    contained = [c for c in choices if c.lower() in text]
+    if exact:
+        return exact[0]
+    return contained[0] if len(contained) == 1 else None
+
+
+def parse_type(reply: str) -> str | None:
+    data = first_json_object(reply) or {}
+    return _pick(data.get("type", reply), list(SCENARIO_TYPES))
+
+
+def parse_categories(reply: str, goals: list[tuple[str, str]]) -> dict[str, dict[str, str | None]]:
+    data = first_json_object(reply) or {}
+    labelled: dict[str, dict[str, str | None]] = {}
+    for i, (name, goal) in enumerate(goals, start=1):
+        labelled.setdefault(name, {})[goal] = _pick(data.get(str(i)), list(GOAL_CATEGORIES))
+    return labelled
+
+
+def parse_roles(reply: str, names: list[str]) -> dict[str, str | None]:
+    data = {str(k).strip().lower(): v for k, v in (first_json_object(reply) or {}).items()}
+    return {name: _pick(data.get(name.lower()), list(ROLES)) for name in names}
+
+
+# --- solver and scorer -------------------------------------------------------------------------
+
+
+@solver
+def label_scene(max_tokens: int = 512) -> Solver:
+    config = GenerateConfig(temperature=0.0, max_tokens=max_tokens)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        scene = scenario_of(state.metadata)
+        model = get_model(role=LABELLER_ROLE)  # unbound: the evaluated model
+
+        async def ask(prompt: str) -> str:
+            output = await model.generate([ChatMessageUser(content=prompt)], config=config)
+            return output.completion or ""
+
+        labels = store_as(SceneLabels)
+        replies = {"type": await ask(type_prompt(scene)), "categories": await ask(category_prompt(scene)),
+                   "roles": await ask(roles_prompt(scene))}
+        labels.replies = replies
+        labels.scenario_type = parse_type(replies["type"])
+        labels.categories = parse_categories(replies["categories"], numbered_goals(scene))
+        labels.roles = parse_roles(replies["roles"], scene.names)
+        state.output = ModelOutput.from_content(model=str(model), content=json.dumps(_labels_json(labels)))
+        return state
+
+    return solve
+
+
+def _labels_json(labels: SceneLabels) -> dict[str, Any]:
+    return {"scenario_type": labels.scenario_type, "categories": labels.categories, "roles": labels.roles}
+
+
+def _share(pairs: list[tuple[Any, Any]]) -> float:
+    """Share of labels equal to the reference, over the items that have a reference."""
+    scored = [given == reference for given, reference in pairs if reference is not None]
+    return sum(scored) / len(scored) if scored else math.nan
+
+
+def agreement(scene: Scenario, labels: SceneLabels) -> dict[str, float]:
+    categories = [(labels.categories.get(c.name, {}).get(g.goal), g.category) for c in scene.characters
+                  for g in c.goals]
+    roles = [(labels.roles.get(name), (scene.roles or {}).get(name)) for name in scene.names]
+    return {"type_agreement": _share([(labels.scenario_type, scene.scenario_type)]),
+            "category_agreement": _share(categories), "role_agreement": _share(roles)}
+
+
+@scorer(metrics={key: [mean()] for key in AGREEMENT_KEYS})
+def label_agreement() -> Scorer:
+    """Agreement of the labels with those already in the record (NaN where there are none)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        labels = store_as(SceneLabels)
+        return Score(value=agreement(scenario_of(state.metadata), labels),  # type: ignore[arg-type]
+                     metadata={"labels": _labels_json(labels)})
+
+    return score
+
+
+@task
+def labelling(dataset: str = "official", max_tokens: int = 512) -> Task:
+    """Label goal categories, scenario types and sender/receiver roles with a model."""
+    scenes = load_scenarios(dataset)
+    name = f"agentsense-{dataset}" if "/" not in dataset else dataset
+    return Task(dataset=scene_dataset(scenes, name=name), solver=label_scene(max_tokens),
+                scorer=label_agreement(), version=1, metadata={"dataset": dataset, "protocol": {}})
+
+
+# --- export ------------------------------------------------------------------------------------
+
+
+def _read_labelled(log: str) -> list[tuple[Scenario, dict[str, Any]]]:
+    from inspect_ai.analysis import (  # pandas: only when exporting
+        SampleColumn,
+        SampleScores,
+        samples_df,
+    )
+
+    path = Path(log)
+    if not path.is_file():
+        raise ReportError(f"{log}: no such log file.")
+    columns = [SampleColumn("id", path="id", required=True, type=str), SampleColumn("epoch", path="epoch"),
+               SampleColumn("scenario", path="metadata.scenario", full=True), *SampleScores]
+    try:
+        frame = samples_df(str(path), columns=columns, quiet=True)
+    except Exception as error:  # Inspect raises many types for unreadable files
+        raise ReportError(f"{log}: not a readable Inspect log ({error}).") from None
+    if "score_label_agreement_metadata" not in frame.columns:
+        raise ReportError(f"{log}: not an agentsense/labelling log (no label_agreement scores).")
+    scenes = []
+    for row in frame[frame["epoch"] == 1].to_dict("records"):
+        metadata = row["score_label_agreement_metadata"]
+        labels = (json.loads(metadata) if isinstance(metadata, str) else metadata or {}).get("labels")
+        if labels:
+            scenes.append((Scenario.model_validate(json.loads(row["scenario"])), labels))
+    return scenes
+
+
+def _labelled_record(scene: Scenario, labels: dict[str, Any]) -> dict[str, Any]:
+    record = scene.model_dump(mode="json", by_alias=True, exclude_none=True)
+    record["scenario_type"] = labels.get("scenario_type") or record.get("scenario_type")
+    roles = labels.get("roles") or {}
+    if all(roles.get(name) for name in scene.names):
+        record["roles"] = roles
+    for character in record["characters"]:
+        for goal in character["goals"]:
+            goal["category"] = (labels.get("categories") or {}).get(character["name"], {}).get(goal["goal"]) \
+                or goal.get("category")
+    return record
+
+
+def export_labels(log: str, out: Path, dataset_out: Path | None = None) -> int:
+    """Write the labels of a labelling log as JSON (and optionally a labelled JSONL); returns scenes."""
+    labelled = _read_labelled(log)
+    result = Labels()
+    for scene, labels in labelled:
+        key = str(scene.sample_idx)
+        if labels.get("scenario_type"):
+            result.scenario_types[key] = labels["scenario_type"]
+        result.goal_categories[key] = {name: {g: c for g, c in goals.items() if c}
+                                       for name, goals in (labels.get("categories") or {}).items()}
+        result.roles[key] = {name: role for name, role in (labels.get("roles") or {}).items() if role}
+    out.write_text(json.dumps(result.to_json(), indent=1, ensure_ascii=False), encoding="utf-8")
+    if dataset_out is not None:
+        lines = [json.dumps(_labelled_record(scene, labels), ensure_ascii=False) for scene, labels in labelled]
+        dataset_out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return len(labelled)

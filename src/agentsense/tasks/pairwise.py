@@ -1,0 +1,64 @@
+"""`agentsense/pairwise`: heterogeneous runs, senders played by one model and receivers by another.
+
+Each character is labelled sender or receiver in the record's `roles` (official
+`data_with_role.jsonl`, labelled by GPT-4o with paper Prompt 19; the demo set carries labels too).
+Senders bind to the Inspect model role `sender` and receivers to `receiver`; an unbound role falls
+back to the evaluated model. As in the official `label_role.py`, scenes whose labels do not include
+both a sender and a receiver are left out.
+
+The roles can be bound per eval (`--model-role sender=... --model-role receiver=...`) or per task
+(`-T sender=... -T receiver=...`); the task form lets one eval-set run a grid of pairs, since the
+task identity of an eval-set includes its model roles (docs/analysis.md).
+"""
+
+from __future__ import annotations
+
+from inspect_ai import Task, task, task_with
+
+from ..dataset.schema import Scenario
+from ..protocol import Mode, OptionMark
+from ..scorers.scoring import goal_and_mcq
+from .common import agentsense_task, make_protocol
+
+SENDER_ROLE = "sender"
+RECEIVER_ROLE = "receiver"
+
+
+def has_both_roles(scene: Scenario) -> bool:
+    """Official `label_role.py`: keep a scene only if its labels are exactly {sender, receiver}."""
+    return scene.roles is not None and set(scene.roles.values()) == {SENDER_ROLE, RECEIVER_ROLE}
+
+
+def role_binding(scene: Scenario) -> dict[str, str | None]:
+    """Character -> Inspect model role: its sender/receiver label (official: non-senders receive)."""
+    roles = scene.roles or {}
+    return {name: SENDER_ROLE if roles.get(name) == SENDER_ROLE else RECEIVER_ROLE for name in scene.names}
+
+
+@task
+def pairwise(
+    dataset: str = "official_roles",
+    protocol: Mode = "official",
+    seed: int = 0,
+    max_messages: int = 15,
+    agent_temperature: float = 1.0,
+    judge_temperature: float = 0.0,
+    max_tokens: int = 128,
+    option_mark: OptionMark = "upper",
+    sender: str | None = None,
+    receiver: str | None = None,
+) -> Task:
+    """Goal completion and MCQ accuracy with senders and receivers played by different models.
+
+    Args:
+        sender: model for the role `sender` (default: `--model-role sender=...`, else the evaluated model).
+        receiver: model for the role `receiver` (same fallbacks).
+    """
+    settings = make_protocol(mode=protocol, max_messages=max_messages, agent_temperature=agent_temperature,
+                             judge_temperature=judge_temperature, max_tokens=max_tokens,
+                             option_mark=option_mark)
+    built = agentsense_task(name="pairwise", scorer=goal_and_mcq(), dataset=dataset, protocol=settings,
+                            seed=seed, keep=has_both_roles, bind=role_binding)
+    roles = {role: model for role, model in ((SENDER_ROLE, sender), (RECEIVER_ROLE, receiver)) if model}
+    # Task-level roles are defaults: an eval-level --model-role for the same role overrides them.
+    return task_with(built, model_roles=roles) if roles else built

@@ -1,0 +1,140 @@
+"""`agentsense compare`: paired tests and exit codes on constructed better / worse / equal logs."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
+from scipy import stats as sps
+
+from agentsense.cli import main
+from agentsense.report.compare import CompareOptions, compare
+from agentsense.report.stats import paired
+from agentsense.tasks.homogeneous import full
+
+JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b", "standin/persona/judge-c"]
+SAMPLES = [101, 102, 301, 302, 501, 502, 801, 802]
+SCORER = "goal_and_mcq"
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    (log,) = eval(full(dataset="demo", max_messages=3), model="standin/persona/agent",
+                  model_roles={"judge": JUDGES}, sample_id=SAMPLES, epochs=2,
+                  log_dir=str(tmp_path_factory.mktemp("base")), display="none")
+    assert log.status == "success"
+    return Path(log.location)
+
+
+def variant(base: Path, folder: Path, name: str, change: Callable[[str, float], float],
+            eval_id: str | None = None) -> Path:
+    """A copy of `base` whose sample scores are changed by `change(metric, value)`."""
+    log = read_eval_log(str(base))
+    log.eval.eval_id = eval_id or log.eval.eval_id
+    for sample in log.samples or []:
+        if eval_id:  # another run: its samples have their own ids
+            sample.uuid = f"{eval_id}-{sample.id}-{sample.epoch}"
+        score = sample.scores[SCORER]  # type: ignore[index]
+        score.value = {key: change(key, value) for key, value in score.value.items()}  # type: ignore[union-attr]
+    path = folder / f"{name}.eval"
+    write_eval_log(log, str(path))
+    return path
+
+
+def shift(metric: str, by: float) -> Callable[[str, float], float]:
+    def change(key: str, value: float) -> float:
+        return min(1.0, max(0.0, value + by)) if key == metric and not math.isnan(value) else value
+
+    return change
+
+
+def test_equal_logs_pass(base: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", str(base), str(base)]) == 0
+    printed = capsys.readouterr().out
+    assert "judge_majority" in printed and "mcq_accuracy" in printed and "No significant regression" in printed
+    assert f"{2 * len(SAMPLES)} paired samples" in printed  # pairs are (id, epoch)
+
+
+def test_worse_log_fails_and_better_passes(base: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    worse = variant(base, tmp_path, "worse", shift("judge_majority", -0.5))
+    better = variant(base, tmp_path, "better", shift("judge_majority", +0.5))
+    assert main(["compare", str(base), str(worse)]) == 1
+    assert "REGRESSION: judge_majority" in capsys.readouterr().out
+    assert main(["compare", str(base), str(better)]) == 0
+    # Reversed, "better" is a regression.
+    assert main(["compare", str(better), str(base), "--metric", "judge_majority"]) == 1
+
+
+def test_allowed_drop_and_insignificant_changes_pass(base: Path, tmp_path: Path) -> None:
+    worse = variant(base, tmp_path, "worse", shift("judge_majority", -0.5))
+    assert main(["compare", str(base), str(worse), "--max-drop", "0.9"]) == 0
+    log = read_eval_log(str(base))
+    assert log.samples is not None
+    one = log.samples[0].scores[SCORER].value  # type: ignore[index]
+    one["judge_majority"] = 0.0 if one["judge_majority"] else 1.0  # type: ignore[index]
+    write_eval_log(log, str(tmp_path / "one.eval"))
+    assert main(["compare", str(base), str(tmp_path / "one.eval")]) == 0
+    assert main(["compare", str(base), str(worse), "--test", "wilcoxon"]) == 1
+
+
+def test_difference_interval_and_tests(base: Path, tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    noise = iter(rng.uniform(-0.6, 0.3, size=1000))
+    noisy = variant(base, tmp_path, "noisy",
+                    lambda key, value: value + next(noise) if key == "judge_mean" else value)
+    result = compare([str(base)], [str(noisy)], CompareOptions(metrics=["judge_mean"], max_drop=0.05))
+    (item,) = result.results
+    old = read_eval_log(str(base))
+    new = read_eval_log(str(noisy))
+    key = {(s.id, s.epoch): s.scores[SCORER].value["judge_mean"] for s in old.samples or []}  # type: ignore[index]
+    pairs = [(key[(s.id, s.epoch)], s.scores[SCORER].value["judge_mean"]) for s in new.samples or []]  # type: ignore[index]
+    b, w = np.array(pairs).T
+    d = w - b
+    low, high = sps.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=sps.sem(d))
+    assert item.result.n == len(d) and math.isclose(item.result.diff.mean, d.mean())
+    assert math.isclose(item.result.diff.low, low) and math.isclose(item.result.diff.high, high)
+    assert math.isclose(item.result.p_ttest, sps.ttest_rel(w, b).pvalue)
+    assert math.isclose(item.result.p_wilcoxon, sps.wilcoxon(d).pvalue)
+    one_sided = sps.ttest_1samp(d + 0.05, 0.0, alternative="less").pvalue
+    assert math.isclose(item.result.p_regression, one_sided)
+    assert item.regression == (one_sided < 0.05)
+
+
+def test_paired_edge_cases() -> None:
+    same = paired([0.5, 0.2, 0.9], [0.5, 0.2, 0.9])
+    assert same.p_ttest == 1.0 and same.p_regression == 1.0 and same.diff.mean == 0.0
+    constant_drop = paired([0.5, 0.6, 0.7], [0.3, 0.4, 0.5], max_drop=0.1)
+    assert constant_drop.p_regression == 0.0  # certain drop of 0.2 > 0.1
+    with_nan = paired([0.5, math.nan, 0.7], [0.5, 0.1, math.nan])
+    assert with_nan.n == 1 and math.isnan(with_nan.p_regression)
+
+
+def test_input_errors_exit_2(base: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", str(tmp_path / "missing.eval"), str(base)]) == 2
+    assert main(["compare", str(base), str(base), "--metric", "blind_mcq_accuracy"]) == 2
+    assert "not scored in both" in capsys.readouterr().err
+    folder = tmp_path / "two"
+    folder.mkdir()
+    shutil.copy(base, folder / "a.eval")
+    variant(base, folder, "b", shift("self", -0.1), eval_id="another-run")
+    assert main(["compare", str(base), str(folder)]) == 2
+    assert "appears in several logs" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as usage:
+        main(["compare", str(base)])
+    assert usage.value.code == 2
+
+
+def test_different_protocols_need_allow_mixed(base: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log: EvalLog = read_eval_log(str(base))
+    assert log.eval.metadata is not None
+    log.eval.metadata["protocol"] = {**log.eval.metadata["protocol"], "agent_temperature": 0.0}
+    write_eval_log(log, str(tmp_path / "cold.eval"))
+    assert main(["compare", str(base), str(tmp_path / "cold.eval")]) == 2
+    assert "agent_temperature" in capsys.readouterr().err
+    assert main(["compare", str(base), str(tmp_path / "cold.eval"), "--allow-mixed"]) == 0
