@@ -80,8 +80,9 @@ def _describe_found(error: Any) -> str:
     if error["type"] == "missing":
         return "nothing (the field is missing)"
     value = error.get("input")
-    kind = type(value).__name__ if value is not None else "null"
-    return f"{kind} {_short(value)}"
+    if value is None:
+        return "null"
+    return f"{type(value).__name__} {_short(value)}"
 
 
 # Pydantic names the member it tried for a union field (`sample_idx.int`, `sample_idx.str`);
@@ -206,6 +207,9 @@ def read_scenarios(path: str | Path) -> list[Scenario]:
                                           "a readable JSONL file")]) from None
     if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark is harmless
         data = data[3:]
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # one clear message, not one per line
+        raise DatasetError(file, [Problem(file, None, None, "", "a UTF-16 file (byte-order mark)",
+                                          "UTF-8 text (re-save the file as UTF-8)")])
     problems: list[Problem] = []
     scenarios: list[tuple[int, Scenario]] = []
     for number, chunk in enumerate(data.split(b"\n"), start=1):
