@@ -138,3 +138,19 @@ def test_different_protocols_need_allow_mixed(base: Path, tmp_path: Path, capsys
     assert main(["compare", str(base), str(tmp_path / "cold.eval")]) == 2
     assert "agent_temperature" in capsys.readouterr().err
     assert main(["compare", str(base), str(tmp_path / "cold.eval"), "--allow-mixed"]) == 0
+
+
+def test_gate_fails_closed_on_unfinished_or_partial_runs(
+    base: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    errored = read_eval_log(str(base))
+    errored.status = "error"
+    write_eval_log(errored, str(tmp_path / "errored.eval"))
+    assert main(["compare", str(base), str(tmp_path / "errored.eval")]) == 2
+    assert "status error" in capsys.readouterr().err
+    partial = read_eval_log(str(base))
+    partial.samples = (partial.samples or [])[2:]
+    write_eval_log(partial, str(tmp_path / "partial.eval"))
+    assert main(["compare", str(base), str(tmp_path / "partial.eval")]) == 2
+    assert "NEW lacks 2 sample(s) of BASE" in capsys.readouterr().err
+    assert main(["compare", str(base), str(tmp_path / "partial.eval"), "--allow-incomplete"]) == 0

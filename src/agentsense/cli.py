@@ -46,6 +46,8 @@ def _compare_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     parser.add_argument("--test", choices=["t", "wilcoxon"], default="t",
                         help="one-sided regression test (default: t)")
     parser.add_argument("--allow-mixed", action="store_true", help="compare runs made with different settings")
+    parser.add_argument("--allow-incomplete", action="store_true",
+                        help="compare even if a run did not finish or NEW lacks samples of BASE")
     parser.add_argument("--csv", type=Path, help="also write the comparison as CSV")
 
 
@@ -82,7 +84,7 @@ def run_compare(args: argparse.Namespace) -> int:
     from .report.compare import CompareOptions, compare, comparison_frame, comparison_table
 
     options = CompareOptions(metrics=args.metric, max_drop=args.max_drop, alpha=args.alpha, test=args.test,
-                             allow_mixed=args.allow_mixed)
+                             allow_mixed=args.allow_mixed, allow_incomplete=args.allow_incomplete)
     comparison = compare([args.base], [args.new], options)
     print(comparison_table(comparison, options))
     print(f"\n{comparison.pairs} paired samples; {comparison.base_only} only in BASE, "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
@@ -31,6 +32,7 @@ class CompareOptions:
     alpha: float = 0.05
     test: Test = "t"
     allow_mixed: bool = False
+    allow_incomplete: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,10 +100,25 @@ def chosen_metrics(base: pd.DataFrame, new: pd.DataFrame, asked: Sequence[str]) 
     return default
 
 
+def check_complete(base: pd.DataFrame, new: pd.DataFrame, runs: dict[str, pd.DataFrame]) -> None:
+    """A gate fails closed: an unfinished run, or scenes of BASE missing from NEW, is not a pass."""
+    unfinished = [f"{name}: {Path(str(log)).name} (status {status})"
+                  for name, frame in runs.items()
+                  for log, status in zip(frame["log"], frame["status"], strict=True) if status != "success"]
+    missing = base.index.difference(new.index)
+    problems = unfinished + ([f"NEW lacks {len(missing)} sample(s) of BASE, e.g. id {missing[0][0]} "
+                              f"epoch {missing[0][1]}"] if len(missing) else [])
+    if problems:
+        raise ReportError("Refusing to compare incomplete runs: " + "; ".join(problems)
+                          + ". Finish them (inspect eval-retry) or pass --allow-incomplete.")
+
+
 def compare(base_inputs: Sequence[str], new_inputs: Sequence[str], options: CompareOptions) -> Comparison:
     base, base_runs = side(base_inputs, "BASE")
     new, new_runs = side(new_inputs, "NEW")
     notes = check_same_settings(base_runs, new_runs, options.allow_mixed)
+    if not options.allow_incomplete:
+        check_complete(base, new, {"BASE": base_runs, "NEW": new_runs})
     shared = base.index.intersection(new.index)
     if shared.empty:
         raise ReportError("BASE and NEW have no sample (id, epoch) in common: nothing to pair.")
