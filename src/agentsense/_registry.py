@@ -2,6 +2,7 @@
 
 # ruff: noqa: F401
 from .metrics import psi, template_mean
+from .models.smollm import smollm
 from .models.standin import standin
 from .scorers import goal_and_mcq, goal_completion, mcq_accuracy
 from .solvers import simulation
