@@ -20,7 +20,7 @@ from ..dataset.schema import Scenario
 from ..prompts import JUDGE_SYSTEM_PROMPT
 from ..protocol import Protocol
 from ..solvers.characters import character_model, system_prompt
-from ..solvers.conversation import Conversation, Turn, prompt
+from ..solvers.conversation import Conversation, SeatViews, Turn
 from .judge_panel import Judge
 
 Kind = Literal["self", "others", "judge", "mcq"]
@@ -63,19 +63,29 @@ class Interviewer:
         self.model_roles = model_roles
         self.judges = {judge.key: judge for judge in judges}
         self._prompts = {c.name: system_prompt(scene, c) for c in scene.characters}
+        # Made once per scene and shared by all its questions (see SeatViews).
+        self._views = SeatViews(self.turns)
+        self._models: dict[str, Model] = {}
+        self._judge_config = GenerateConfig(temperature=protocol.judge_temperature,
+                                            max_tokens=protocol.max_tokens)
+        self._interview_config = GenerateConfig(temperature=protocol.interview_temperature,
+                                                max_tokens=protocol.max_tokens)
 
     def request(self, question: Question) -> Request:
         protocol = self.protocol
         if question.kind == "judge":
             viewer = self.start if protocol.shared_interview_view else None
-            messages = prompt(JUDGE_SYSTEM_PROMPT, self.turns, viewer, question.text)
-            config = GenerateConfig(temperature=protocol.judge_temperature, max_tokens=protocol.max_tokens)
-            return Request(self.judges[question.interviewee].model, messages, config)
+            messages = self._views.prompt(JUDGE_SYSTEM_PROMPT, viewer, question.text)
+            return Request(self.judges[question.interviewee].model, messages, self._judge_config)
         name = question.interviewee
         viewer = self.start if protocol.shared_interview_view else name
-        messages = prompt(self._prompts[name], self.turns, viewer, question.text)
-        config = GenerateConfig(temperature=protocol.interview_temperature, max_tokens=protocol.max_tokens)
-        return Request(character_model(name, self.model_roles), messages, config)
+        messages = self._views.prompt(self._prompts[name], viewer, question.text)
+        return Request(self._model(name), messages, self._interview_config)
+
+    def _model(self, name: str) -> Model:
+        if name not in self._models:
+            self._models[name] = character_model(name, self.model_roles)
+        return self._models[name]
 
     async def ask(self, questions: Sequence[Question]) -> dict[Question, str]:
         """Ask every question at once; the first failure (after Inspect's retries) is raised."""

@@ -7,7 +7,7 @@ previous speaker. Each character sees its own persona prompt and the conversatio
 
 from __future__ import annotations
 
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, GenerateConfig, ModelOutput
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, GenerateConfig, Model, ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import span, store_as
 
@@ -16,7 +16,7 @@ from ..dataset.schema import Scenario
 from ..prompts import GREETING
 from ..protocol import Protocol
 from .characters import character_model, system_prompt
-from .conversation import Conversation, Turn, prompt
+from .conversation import Conversation, SeatViews, Turn
 from .speakers import scene_rng, speaker_order
 
 
@@ -50,6 +50,7 @@ def simulation(protocol: Protocol | None = None, seed: int = 0) -> Solver:
         model_roles = state.metadata.get("model_roles", {})
         start, order = turn_plan(scene, protocol, seed, state.sample_id, state.epoch)
         prompts = {character.name: system_prompt(scene, character) for character in scene.characters}
+        models: dict[str, Model] = {}  # looked up once per character, not per turn
 
         conversation = store_as(Conversation)
         turns = [Turn(index=0, speaker=start, text=GREETING, scripted=True)]
@@ -58,12 +59,16 @@ def simulation(protocol: Protocol | None = None, seed: int = 0) -> Solver:
         conversation.seed = seed
         conversation.turns = turns
         state.messages.append(transcript_message(turns[0], None, model_roles.get(start)))
+        views = SeatViews(turns)  # each seat's history, extended per turn, not rebuilt per call
 
         for index, speaker in enumerate(order, start=1):
             async with span(f"turn {index}: {speaker}", type="turn"):
-                model = character_model(speaker, model_roles)
-                output = await model.generate(prompt(prompts[speaker], turns, speaker), config=config)
+                if speaker not in models:
+                    models[speaker] = character_model(speaker, model_roles)
+                model = models[speaker]
+                output = await model.generate(views.prompt(prompts[speaker], speaker), config=config)
                 turn = Turn(index=index, speaker=speaker, text=output.completion or "")
+                views.append(turn)
                 turns = [*turns, turn]
                 conversation.turns = turns  # saved per turn: a failed sample still shows its history
                 state.messages.append(transcript_message(turn, str(model), model_roles.get(speaker)))

@@ -1,0 +1,524 @@
+"""Throughput of `agentsense/full` against a latency-controlled model server, beside its bounds.
+
+    python benchmarks/throughput.py --scenes 24 96 --connections 4 64 --latency 0.2 \
+        --repeats 3 --json throughput.json [--profile]
+
+THE RUNS. For each scene count N, connection limit C and repeat, the script starts the stub
+model server (`python -m agentsense.stub --latency L`: every reply after exactly L seconds, no
+concurrency limit, its own process so its CPU is not charged to the plugin), then runs
+
+    inspect eval agentsense/full -T dataset=demo (--limit N | --epochs N/24) --display none \
+        --model vllm/agent --model-role judge=vllm/judge-a,vllm/judge-b,vllm/judge-c \
+        --max-connections C --max-samples N
+
+in a subprocess and reads its log. The four models share one base URL and the vLLM provider
+keys its connection pool by base URL, so at most C requests are in flight in total. An explicit
+--max-connections also turns Inspect's adaptive connections off (`adaptive_active()` in
+inspect_ai/util/_concurrency.py), and --max-samples N lets every scene run at once, so C is the
+only limit. The 24 demo scenes are repeated with epochs when N > 24 (N must then be a multiple
+of 24). Repeats of different configurations are interleaved, and medians are reported.
+
+MEASURES.
+- wall: the samples' window in the log, from the first sample's start to the last sample's end.
+  It leaves out the fixed start-up and shut-down (interpreter, imports, task load, final log
+  write), shown separately as `process wall`; on a 1,225-scene run that part is negligible.
+- calls: ModelEvents in the log (checked against the stub's count of answered requests).
+- scenes/min = N / wall x 60.
+
+BOUNDS (no client can beat them against this server):
+- critical path = max over scenes of (sequential turns + interview rounds) x L. A turn waits for
+  the one before; the interviews need the whole conversation and go out at once (one round).
+  Turns are the ModelEvents inside `turn` spans, rounds the `interviews` spans.
+- call volume = calls x L / C: every call holds one of the C connections for L.
+- ratio = wall / max(critical path, call volume); 1.0 is the best possible.
+
+CPU AND MEMORY (the "cpu" runs: L = 0, the largest C, --max-samples fixed to the smallest N, so
+N and 4N are compared at equal concurrency):
+- (a) CPU/call = user + sys CPU seconds of the `inspect eval` process (os.wait4) / calls. This
+  is Inspect's per-call work (provider, HTTP client, event logging) plus the plugin's, plus a
+  fixed start-up; `marginal` = (CPU(large N) - CPU(small N)) / (calls(large N) - calls(small N))
+  removes the start-up.
+- peak RSS: ru_maxrss of the same process.
+- (b) with --profile: one in-process run (L = 0, smallest N) under a CPU-time stack sampler
+  (SIGPROF on the process's CPU clock, at the kernel's tick, 4 ms here). A sample is charged to agentsense when an agentsense frame is
+  nearer the top of the stack than any `Model.generate` frame: the plugin's own code and the
+  Inspect APIs it calls directly (spans, store, message objects), but not the model calls it
+  makes. (b) is that share times the process's CPU seconds, per call. The profile also splits
+  the samples by the innermost library on the stack (openai SDK, HTTP client, Inspect logging).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import json
+import os
+import platform
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+DEMO_SCENES = 24
+JUDGES = "vllm/judge-a,vllm/judge-b,vllm/judge-c"
+INSPECT = str(Path(sys.executable).with_name("inspect"))
+
+
+# -- one run -------------------------------------------------------------------------------------
+
+
+@dataclass
+class RunSpec:
+    scenes: int
+    connections: int
+    latency: float
+    max_samples: int
+    extra: list[str] = field(default_factory=list)  # more `inspect eval` options
+
+    def scope(self) -> list[str]:
+        """The options that pick N scenes: a prefix of the demo set, or all of it in epochs."""
+        if self.scenes <= DEMO_SCENES:
+            return ["--limit", str(self.scenes)]
+        if self.scenes % DEMO_SCENES:
+            raise SystemExit(f"--scenes {self.scenes}: above {DEMO_SCENES}, use a multiple of it")
+        return ["--epochs", str(self.scenes // DEMO_SCENES)]
+
+
+@dataclass
+class RunResult:
+    scenes: int
+    connections: int
+    latency: float
+    max_samples: int
+    wall: float  # the samples' window (seconds)
+    process_wall: float
+    calls: int
+    stub_calls: int
+    chain: int  # the longest per-scene chain of sequential rounds (turns + interview rounds)
+    cpu: float  # user + sys seconds of the eval process
+    peak_rss_mb: float
+    stub_cpu: float
+
+    @property
+    def critical_path(self) -> float:
+        return self.chain * self.latency
+
+    @property
+    def call_volume(self) -> float:
+        return self.calls * self.latency / self.connections
+
+    @property
+    def ratio(self) -> float:
+        bound = max(self.critical_path, self.call_volume)
+        return self.wall / bound if bound > 0 else float("nan")
+
+    @property
+    def scenes_per_minute(self) -> float:
+        return self.scenes / self.wall * 60
+
+    def to_json(self) -> dict[str, Any]:
+        extra = {"critical_path": self.critical_path, "call_volume": self.call_volume,
+                 "ratio": self.ratio, "scenes_per_minute": self.scenes_per_minute}
+        return {**asdict(self), **extra}
+
+
+def isolated_env(work: Path, base_url: str) -> dict[str, str]:
+    """The eval's environment: the stub's URL, and caches and data dirs of its own."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("INSPECT_EVAL_")}
+    for name in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "INSPECT_CACHE_DIR"):
+        env[name] = str(work / name.lower())
+    env["VLLM_BASE_URL"] = base_url
+    return env
+
+
+@contextlib.contextmanager
+def stub_server(latency: float) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """The stub in its own process; yields its base URL. Stopped with SIGTERM at the end."""
+    command = [sys.executable, "-m", "agentsense.stub", "--port", "0", "--latency", str(latency)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        base_url = process.stdout.readline().strip()
+        if not base_url.startswith("http"):
+            raise RuntimeError(f"the stub did not start: {process.stderr.read() if process.stderr else ''}")
+        yield base_url, process
+    finally:
+        process.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=30)
+        if process.poll() is None:
+            process.kill()
+
+
+def stub_stats(process: subprocess.Popen[str]) -> tuple[int, float]:
+    """Chat requests the stub answered and its CPU seconds, read just before it is stopped."""
+    import psutil  # only the stub's CPU needs it; a dependency of Inspect
+
+    times = psutil.Process(process.pid).cpu_times()
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=30)
+    # Last stderr line: "agentsense stub: 1161 chat requests: ok=1161"
+    counts = [line for line in err.splitlines() if "chat requests" in line]
+    answered = int(counts[-1].split("chat requests")[0].split()[-1]) if counts else -1
+    return answered, times.user + times.system
+
+
+def timed_child(command: list[str], env: dict[str, str], log: Path) -> tuple[float, float, float]:
+    """Run a command; its wall seconds, CPU seconds (user + sys) and peak RSS in MB (wait4)."""
+    start = time.monotonic()
+    with log.open("w") as out:
+        process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(process.pid, 0)
+    wall = time.monotonic() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed ({process.returncode}):\n"
+                           + log.read_text()[-3000:])
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def eval_command(spec: RunSpec, log_dir: Path) -> list[str]:
+    return [
+        INSPECT, "eval", "agentsense/full", "-T", "dataset=demo", *spec.scope(),
+        "--model", "vllm/agent", "--model-role", f"judge={JUDGES}",
+        "--max-connections", str(spec.connections), "--max-samples", str(spec.max_samples),
+        "--log-dir", str(log_dir), "--display", "none", *spec.extra,
+    ]
+
+
+def run_once(spec: RunSpec) -> RunResult:
+    with tempfile.TemporaryDirectory(prefix="agentsense-throughput-") as tmp:
+        work = Path(tmp)
+        with stub_server(spec.latency) as (base_url, stub):
+            command = eval_command(spec, work / "logs")
+            process_wall, cpu, rss = timed_child(command, isolated_env(work, base_url),
+                                                 work / "eval.out")
+            stub_calls, stub_cpu = stub_stats(stub)
+        log_stats = read_log(work / "logs")
+    return RunResult(
+        scenes=spec.scenes, connections=spec.connections, latency=spec.latency,
+        max_samples=spec.max_samples, process_wall=process_wall, cpu=cpu, peak_rss_mb=rss,
+        stub_calls=stub_calls, stub_cpu=stub_cpu, **log_stats,
+    )
+
+
+# -- reading the log -----------------------------------------------------------------------------
+
+
+def read_log(log_dir: Path) -> dict[str, Any]:
+    """wall (the samples' window), calls and the longest chain of sequential rounds."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    logs = list_eval_logs(str(log_dir))
+    if len(logs) != 1:
+        raise RuntimeError(f"expected one log in {log_dir}, found {len(logs)}")
+    log = read_eval_log(logs[0])
+    if log.status != "success" or not log.samples:
+        raise RuntimeError(f"the eval did not succeed: {log.status} {log.error}")
+    starts = [dt.datetime.fromisoformat(str(s.started_at)) for s in log.samples]
+    ends = [dt.datetime.fromisoformat(str(s.completed_at)) for s in log.samples]
+    chains, calls = zip(*(sample_rounds(sample.events) for sample in log.samples), strict=True)
+    return {"wall": (max(ends) - min(starts)).total_seconds(), "calls": sum(calls),
+            "chain": max(chains)}
+
+
+def sample_rounds(events: Sequence[Any]) -> tuple[int, int]:
+    """(sequential rounds, model calls) of one scene: turn calls + interview rounds."""
+    from inspect_ai.event import ModelEvent, SpanBeginEvent
+
+    span_type = {e.id: e.type for e in events if isinstance(e, SpanBeginEvent)}
+    parent = {e.id: e.parent_id for e in events if isinstance(e, SpanBeginEvent)}
+    calls = [e for e in events if isinstance(e, ModelEvent)]
+    turns = sum(1 for e in calls if span_type.get(e.span_id or "") == "turn")
+    rounds = {enclosing(e.span_id, "interviews", span_type, parent) for e in calls} - {None}
+    return turns + len(rounds), len(calls)
+
+
+def enclosing(span: str | None, kind: str, span_type: dict[str, Any],
+              parent: dict[str, Any]) -> str | None:
+    while span is not None and span_type.get(span) != kind:
+        span = parent.get(span)
+    return span
+
+
+# -- the in-process profile (b) ------------------------------------------------------------------
+
+# Innermost first, the first library found on a stack names the component doing the work.
+COMPONENTS = (
+    ("agentsense", ("/agentsense/",)),
+    ("openai SDK", ("/openai/",)),
+    ("HTTP client (httpx, httpcore)", ("/httpx", "/httpcore", "/h11/")),
+    ("Inspect event logging", ("/inspect_ai/log/", "/inspect_ai/event/", "/_eval/task/log.py")),
+    ("Inspect model layer", ("/inspect_ai/model/",)),
+    ("Inspect (other)", ("/inspect_ai/",)),
+)
+
+
+def is_generate(frame: FrameType) -> bool:
+    code = frame.f_code
+    return code.co_name == "generate" and code.co_filename.endswith("inspect_ai/model/_model.py")
+
+
+def classify(frame: FrameType | None) -> tuple[str, bool]:
+    """(component, charged to agentsense) of one stack sample; component 'idle' when waiting."""
+    if frame is None or frame.f_code.co_name == "select":
+        return "idle", False
+    component, charged, decided = "", False, False
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if not component:
+            component = next((name for name, marks in COMPONENTS if any(m in path for m in marks)), "")
+        if not decided and "/agentsense/" in path:
+            charged, decided = True, True
+        elif not decided and is_generate(frame):
+            decided = True
+        frame = frame.f_back
+    return component or "event loop, other", charged
+
+
+class StackSampler:
+    """Samples the main thread's stack every `interval` CPU seconds of the process (SIGPROF).
+
+    A timer on CPU time, not a sampling thread: a thread only gets the GIL when the main thread
+    lets go of it, so it would over-sample system calls (socket and SQLite I/O).
+    """
+
+    def __init__(self, interval: float = 0.001) -> None:
+        self.interval = interval
+        self.components: Counter[str] = Counter()
+        self.charged = 0
+
+    def _sample(self, signum: int, frame: FrameType | None) -> None:
+        component, charged = classify(frame)
+        self.components[component] += 1
+        self.charged += charged
+
+    def __enter__(self) -> StackSampler:
+        signal.signal(signal.SIGPROF, self._sample)
+        signal.setitimer(signal.ITIMER_PROF, self.interval, self.interval)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        signal.setitimer(signal.ITIMER_PROF, 0, 0)
+        # Ignored, not default: a tick already pending would otherwise kill the process.
+        signal.signal(signal.SIGPROF, signal.SIG_IGN)
+
+    @property
+    def busy(self) -> int:
+        return sum(n for name, n in self.components.items() if name != "idle")
+
+
+def profile_child(scenes: int, connections: int, log_dir: str) -> dict[str, Any]:
+    """In the child: one in-process eval under the sampler (VLLM_BASE_URL set by the parent)."""
+    from inspect_ai import eval as inspect_eval
+
+    import agentsense._registry  # noqa: F401  (imports before the clock starts)
+
+    spec = RunSpec(scenes, connections, 0.0, scenes)
+    epochs = scenes // DEMO_SCENES if scenes > DEMO_SCENES else None
+    limit = scenes if scenes <= DEMO_SCENES else None
+    sampler = StackSampler()
+    cpu0 = time.process_time()
+    with sampler:
+        inspect_eval("agentsense/full", task_args={"dataset": "demo"}, model="vllm/agent",
+                     model_roles={"judge": JUDGES.split(",")}, max_connections=spec.connections,
+                     max_samples=spec.max_samples, limit=limit, epochs=epochs, log_dir=log_dir,
+                     display="none")
+    cpu = time.process_time() - cpu0
+    calls = read_log(Path(log_dir))["calls"]
+    busy = sampler.busy
+    return {
+        "scenes": scenes, "calls": calls, "process_cpu": cpu, "busy_samples": busy,
+        "charged_share": sampler.charged / busy,
+        "agentsense_cpu_per_call_ms": sampler.charged / busy * cpu / calls * 1000,
+        "own_code_cpu_per_call_ms": sampler.components["agentsense"] / busy * cpu / calls * 1000,
+        "cpu_per_call_ms": cpu / calls * 1000,
+        "components": {name: n / busy for name, n in sampler.components.most_common()
+                       if name != "idle"},
+    }
+
+
+def run_profile(scenes: int, connections: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="agentsense-profile-") as tmp:
+        work = Path(tmp)
+        with stub_server(0.0) as (base_url, stub):
+            out = work / "profile.json"
+            command = [sys.executable, __file__, "--profile-child", str(out),
+                       "--scenes", str(scenes), "--connections", str(connections),
+                       "--log-dir", str(work / "logs")]
+            timed_child(command, isolated_env(work, base_url), work / "child.out")
+            stub_stats(stub)
+        result: dict[str, Any] = json.loads(out.read_text())
+        return result
+
+
+# -- summaries -----------------------------------------------------------------------------------
+
+
+def median_of(runs: list[RunResult], attribute: str) -> float:
+    return statistics.median(float(getattr(run, attribute)) for run in runs)
+
+
+def summarise(runs: list[RunResult]) -> dict[str, Any]:
+    keys = ("wall", "process_wall", "calls", "critical_path", "call_volume", "ratio",
+            "scenes_per_minute", "cpu", "peak_rss_mb", "stub_cpu")
+    summary: dict[str, Any] = {key: median_of(runs, key) for key in keys}
+    summary["ratio_range"] = [min(r.ratio for r in runs), max(r.ratio for r in runs)]
+    summary["cpu_per_call_ms"] = statistics.median(r.cpu / r.calls * 1000 for r in runs)
+    return {"scenes": runs[0].scenes, "connections": runs[0].connections,
+            "latency": runs[0].latency, "repeats": len(runs), **summary}
+
+
+def marginal_cpu_ms(small: list[RunResult], large: list[RunResult]) -> float:
+    cpu = median_of(large, "cpu") - median_of(small, "cpu")
+    calls = median_of(large, "calls") - median_of(small, "calls")
+    return cpu / calls * 1000 if calls > 0 else float("nan")
+
+
+def print_throughput(rows: list[dict[str, Any]]) -> None:
+    print("\nThroughput (medians; ratio = wall / max(critical path, call volume))")
+    print(f"{'N':>4} {'C':>3} {'L':>5} {'wall s':>7} {'proc s':>7} {'calls':>6} {'sc/min':>7} "
+          f"{'crit s':>7} {'vol s':>7} {'ratio':>6} {'ratio range':>12} {'cpu ms/call':>11}")
+    for r in rows:
+        low, high = r["ratio_range"]
+        print(f"{r['scenes']:>4} {r['connections']:>3} {r['latency']:>5g} {r['wall']:>7.2f} "
+              f"{r['process_wall']:>7.2f} {r['calls']:>6.0f} {r['scenes_per_minute']:>7.1f} "
+              f"{r['critical_path']:>7.2f} {r['call_volume']:>7.2f} {r['ratio']:>6.2f} "
+              f"{f'{low:.2f}-{high:.2f}':>12} {r['cpu_per_call_ms']:>11.2f}")
+
+
+def print_cpu(rows: list[dict[str, Any]], marginal: float | None) -> None:
+    print("\nCPU and memory at L = 0 (medians; eval process only, the stub excluded)")
+    print(f"{'N':>4} {'C':>3} {'calls':>6} {'cpu s':>7} {'(a) ms/call':>11} {'peak RSS MB':>11} "
+          f"{'stub cpu s':>10}")
+    for r in rows:
+        print(f"{r['scenes']:>4} {r['connections']:>3} {r['calls']:>6.0f} {r['cpu']:>7.2f} "
+              f"{r['cpu_per_call_ms']:>11.2f} {r['peak_rss_mb']:>11.0f} {r['stub_cpu']:>10.2f}")
+    if marginal is not None:
+        print(f"marginal CPU per call (start-up removed): {marginal:.2f} ms")
+
+
+def print_profile(profile: dict[str, Any]) -> None:
+    print(f"\nProfile (in-process, L = 0, N = {profile['scenes']}, {profile['calls']} calls, "
+          f"{profile['busy_samples']} busy samples)")
+    print(f"  process CPU per call (under the profiler): {profile['cpu_per_call_ms']:.2f} ms")
+    print(f"  (b) charged to agentsense: {profile['charged_share']:.1%} = "
+          f"{profile['agentsense_cpu_per_call_ms']:.2f} ms per call, of which its own frames "
+          f"(the rest: Inspect calls it makes, mostly span events) "
+          f"{profile['own_code_cpu_per_call_ms']:.2f} ms")
+    print("  all CPU by the innermost library on the stack (start-up included):")
+    for name, share in profile["components"].items():
+        print(f"  {share:6.1%}  {name}")
+
+
+# -- driver --------------------------------------------------------------------------------------
+
+
+def machine() -> dict[str, Any]:
+    from importlib.metadata import version
+
+    mem = float("nan")
+    with contextlib.suppress(OSError, ValueError):
+        mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return {
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "cpus": os.cpu_count(), "memory_gib": round(mem, 1), "load_average": os.getloadavg(),
+        "python": platform.python_version(), "inspect_ai": version("inspect_ai"),
+        "platform": platform.platform(),
+    }
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--scenes", type=int, nargs="+", action="extend", default=None,
+                        help="scene counts N (default 24 96); above 24 a multiple of 24")
+    parser.add_argument("--latency", type=float, default=0.2, help="stub latency L, s (0.2)")
+    parser.add_argument("--connections", type=int, nargs="+", action="extend", default=None,
+                        help="connection limits C (default 4 64)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per configuration (3)")
+    parser.add_argument("--max-samples", type=int, default=None,
+                        help="samples at once (default N: every scene at once)")
+    parser.add_argument("--no-cpu", action="store_true", help="skip the L = 0 CPU/memory runs")
+    parser.add_argument("--no-throughput", action="store_true", help="only the L = 0 runs")
+    parser.add_argument("--profile", action="store_true", help="add the in-process profile (b)")
+    parser.add_argument("--inspect-arg", action="append", default=[], metavar="ARG",
+                        help="pass ARG on to `inspect eval` (repeatable), e.g. --no-log-realtime")
+    parser.add_argument("--json", type=Path, default=None, help="write every run here")
+    parser.add_argument("--profile-child", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--log-dir", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    args.scenes = sorted(set(args.scenes or [24, 96]))
+    args.connections = sorted(set(args.connections or [4, 64]))
+    return args
+
+
+def run_all(specs: list[RunSpec], repeats: int) -> dict[tuple[int, int], list[RunResult]]:
+    """Every spec `repeats` times, repeats interleaved so that load spikes spread out."""
+    results: dict[tuple[int, int], list[RunResult]] = {}
+    for repeat in range(repeats):
+        for spec in specs:
+            run = run_once(spec)
+            results.setdefault((spec.scenes, spec.connections), []).append(run)
+            print(f"[{repeat + 1}/{repeats}] N={spec.scenes} C={spec.connections} L={spec.latency:g}: "
+                  f"wall {run.wall:.2f} s, {run.calls} calls, ratio {run.ratio:.2f}, "
+                  f"cpu {run.cpu:.1f} s, rss {run.peak_rss_mb:.0f} MB", flush=True)
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.profile_child:
+        result = profile_child(args.scenes[0], args.connections[-1], args.log_dir)
+        Path(args.profile_child).write_text(json.dumps(result))
+        return 0
+    if shutil.which(INSPECT) is None:
+        raise SystemExit(f"{INSPECT} not found: run with the venv's python")
+    report: dict[str, Any] = {"machine": machine(), "args": {k: str(v) for k, v in vars(args).items()}}
+    print(json.dumps(report["machine"]))
+    if not args.no_throughput:
+        specs = [RunSpec(n, c, args.latency, args.max_samples or n, args.inspect_arg)
+                 for n in args.scenes for c in args.connections]
+        runs = run_all(specs, args.repeats)
+        report["throughput"] = [summarise(group) for group in runs.values()]
+        report["throughput_runs"] = [run.to_json() for group in runs.values() for run in group]
+        save(report, args.json)
+    if not args.no_cpu:
+        specs = [RunSpec(n, args.connections[-1], 0.0, args.max_samples or args.scenes[0],
+                         args.inspect_arg) for n in args.scenes]
+        runs = run_all(specs, args.repeats)
+        groups = list(runs.values())
+        report["cpu"] = [summarise(group) for group in groups]
+        report["cpu_runs"] = [run.to_json() for group in groups for run in group]
+        report["marginal_cpu_per_call_ms"] = (marginal_cpu_ms(groups[0], groups[-1])
+                                              if len(groups) > 1 else None)
+        save(report, args.json)
+    if args.profile:
+        report["profile"] = run_profile(args.scenes[0], args.connections[-1])
+        save(report, args.json)
+    if "throughput" in report:
+        print_throughput(report["throughput"])
+    if "cpu" in report:
+        print_cpu(report["cpu"], report["marginal_cpu_per_call_ms"])
+    if "profile" in report:
+        print_profile(report["profile"])
+    return 0
+
+
+def save(report: dict[str, Any], path: Path | None) -> None:
+    """Written after every phase, so a late failure keeps the runs already done."""
+    if path is not None:
+        path.write_text(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
