@@ -127,8 +127,12 @@ class RunResult:
         return self.scenes / self.wall * 60
 
     def to_json(self) -> dict[str, Any]:
-        extra = {"critical_path": self.critical_path, "call_volume": self.call_volume,
-                 "ratio": self.ratio, "scenes_per_minute": self.scenes_per_minute}
+        extra = {
+            "critical_path": self.critical_path,
+            "call_volume": self.call_volume,
+            "ratio": self.ratio,
+            "scenes_per_minute": self.scenes_per_minute,
+        }
         return {**asdict(self), **extra}
 
 
@@ -150,7 +154,9 @@ def stub_server(latency: float) -> Iterator[tuple[str, subprocess.Popen[str]]]:
         assert process.stdout is not None
         base_url = process.stdout.readline().strip()
         if not base_url.startswith("http"):
-            raise RuntimeError(f"the stub did not start: {process.stderr.read() if process.stderr else ''}")
+            raise RuntimeError(
+                f"the stub did not start: {process.stderr.read() if process.stderr else ''}"
+            )
         yield base_url, process
     finally:
         process.send_signal(signal.SIGTERM)
@@ -182,17 +188,33 @@ def timed_child(command: list[str], env: dict[str, str], log: Path) -> tuple[flo
     wall = time.monotonic() - start
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({process.returncode}):\n"
-                           + log.read_text()[-3000:])
+        raise RuntimeError(
+            f"{' '.join(command)} failed ({process.returncode}):\n" + log.read_text()[-3000:]
+        )
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def eval_command(spec: RunSpec, log_dir: Path) -> list[str]:
     return [
-        INSPECT, "eval", "agentsense/full", "-T", "dataset=demo", *spec.scope(),
-        "--model", "vllm/agent", "--model-role", f"judge={JUDGES}",
-        "--max-connections", str(spec.connections), "--max-samples", str(spec.max_samples),
-        "--log-dir", str(log_dir), "--display", "none", *spec.extra,
+        INSPECT,
+        "eval",
+        "agentsense/full",
+        "-T",
+        "dataset=demo",
+        *spec.scope(),
+        "--model",
+        "vllm/agent",
+        "--model-role",
+        f"judge={JUDGES}",
+        "--max-connections",
+        str(spec.connections),
+        "--max-samples",
+        str(spec.max_samples),
+        "--log-dir",
+        str(log_dir),
+        "--display",
+        "none",
+        *spec.extra,
     ]
 
 
@@ -201,14 +223,22 @@ def run_once(spec: RunSpec) -> RunResult:
         work = Path(tmp)
         with stub_server(spec.latency) as (base_url, stub):
             command = eval_command(spec, work / "logs")
-            process_wall, cpu, rss = timed_child(command, isolated_env(work, base_url),
-                                                 work / "eval.out")
+            process_wall, cpu, rss = timed_child(
+                command, isolated_env(work, base_url), work / "eval.out"
+            )
             stub_calls, stub_cpu = stub_stats(stub)
         log_stats = read_log(work / "logs")
     return RunResult(
-        scenes=spec.scenes, connections=spec.connections, latency=spec.latency,
-        max_samples=spec.max_samples, process_wall=process_wall, cpu=cpu, peak_rss_mb=rss,
-        stub_calls=stub_calls, stub_cpu=stub_cpu, **log_stats,
+        scenes=spec.scenes,
+        connections=spec.connections,
+        latency=spec.latency,
+        max_samples=spec.max_samples,
+        process_wall=process_wall,
+        cpu=cpu,
+        peak_rss_mb=rss,
+        stub_calls=stub_calls,
+        stub_cpu=stub_cpu,
+        **log_stats,
     )
 
 
@@ -228,8 +258,11 @@ def read_log(log_dir: Path) -> dict[str, Any]:
     starts = [dt.datetime.fromisoformat(str(s.started_at)) for s in log.samples]
     ends = [dt.datetime.fromisoformat(str(s.completed_at)) for s in log.samples]
     chains, calls = zip(*(sample_rounds(sample.events) for sample in log.samples), strict=True)
-    return {"wall": (max(ends) - min(starts)).total_seconds(), "calls": sum(calls),
-            "chain": max(chains)}
+    return {
+        "wall": (max(ends) - min(starts)).total_seconds(),
+        "calls": sum(calls),
+        "chain": max(chains),
+    }
 
 
 def sample_rounds(events: Sequence[Any]) -> tuple[int, int]:
@@ -244,8 +277,9 @@ def sample_rounds(events: Sequence[Any]) -> tuple[int, int]:
     return turns + len(rounds), len(calls)
 
 
-def enclosing(span: str | None, kind: str, span_type: dict[str, Any],
-              parent: dict[str, Any]) -> str | None:
+def enclosing(
+    span: str | None, kind: str, span_type: dict[str, Any], parent: dict[str, Any]
+) -> str | None:
     while span is not None and span_type.get(span) != kind:
         span = parent.get(span)
     return span
@@ -277,7 +311,9 @@ def classify(frame: FrameType | None) -> tuple[str, bool]:
     while frame is not None:
         path = frame.f_code.co_filename
         if not component:
-            component = next((name for name, marks in COMPONENTS if any(m in path for m in marks)), "")
+            component = next(
+                (name for name, marks in COMPONENTS if any(m in path for m in marks)), ""
+            )
         if not decided and "/agentsense/" in path:
             charged, decided = True, True
         elif not decided and is_generate(frame):
@@ -330,21 +366,33 @@ def profile_child(scenes: int, connections: int, log_dir: str) -> dict[str, Any]
     sampler = StackSampler()
     cpu0 = time.process_time()
     with sampler:
-        inspect_eval("agentsense/full", task_args={"dataset": "demo"}, model="vllm/agent",
-                     model_roles={"judge": JUDGES.split(",")}, max_connections=spec.connections,
-                     max_samples=spec.max_samples, limit=limit, epochs=epochs, log_dir=log_dir,
-                     display="none")
+        inspect_eval(
+            "agentsense/full",
+            task_args={"dataset": "demo"},
+            model="vllm/agent",
+            model_roles={"judge": JUDGES.split(",")},
+            max_connections=spec.connections,
+            max_samples=spec.max_samples,
+            limit=limit,
+            epochs=epochs,
+            log_dir=log_dir,
+            display="none",
+        )
     cpu = time.process_time() - cpu0
     calls = read_log(Path(log_dir))["calls"]
     busy = sampler.busy
     return {
-        "scenes": scenes, "calls": calls, "process_cpu": cpu, "busy_samples": busy,
+        "scenes": scenes,
+        "calls": calls,
+        "process_cpu": cpu,
+        "busy_samples": busy,
         "charged_share": sampler.charged / busy,
         "agentsense_cpu_per_call_ms": sampler.charged / busy * cpu / calls * 1000,
         "own_code_cpu_per_call_ms": sampler.components["agentsense"] / busy * cpu / calls * 1000,
         "cpu_per_call_ms": cpu / calls * 1000,
-        "components": {name: n / busy for name, n in sampler.components.most_common()
-                       if name != "idle"},
+        "components": {
+            name: n / busy for name, n in sampler.components.most_common() if name != "idle"
+        },
     }
 
 
@@ -353,9 +401,18 @@ def run_profile(scenes: int, connections: int) -> dict[str, Any]:
         work = Path(tmp)
         with stub_server(0.0) as (base_url, stub):
             out = work / "profile.json"
-            command = [sys.executable, __file__, "--profile-child", str(out),
-                       "--scenes", str(scenes), "--connections", str(connections),
-                       "--log-dir", str(work / "logs")]
+            command = [
+                sys.executable,
+                __file__,
+                "--profile-child",
+                str(out),
+                "--scenes",
+                str(scenes),
+                "--connections",
+                str(connections),
+                "--log-dir",
+                str(work / "logs"),
+            ]
             timed_child(command, isolated_env(work, base_url), work / "child.out")
             stub_stats(stub)
         result: dict[str, Any] = json.loads(out.read_text())
@@ -370,13 +427,28 @@ def median_of(runs: list[RunResult], attribute: str) -> float:
 
 
 def summarise(runs: list[RunResult]) -> dict[str, Any]:
-    keys = ("wall", "process_wall", "calls", "critical_path", "call_volume", "ratio",
-            "scenes_per_minute", "cpu", "peak_rss_mb", "stub_cpu")
+    keys = (
+        "wall",
+        "process_wall",
+        "calls",
+        "critical_path",
+        "call_volume",
+        "ratio",
+        "scenes_per_minute",
+        "cpu",
+        "peak_rss_mb",
+        "stub_cpu",
+    )
     summary: dict[str, Any] = {key: median_of(runs, key) for key in keys}
     summary["ratio_range"] = [min(r.ratio for r in runs), max(r.ratio for r in runs)]
     summary["cpu_per_call_ms"] = statistics.median(r.cpu / r.calls * 1000 for r in runs)
-    return {"scenes": runs[0].scenes, "connections": runs[0].connections,
-            "latency": runs[0].latency, "repeats": len(runs), **summary}
+    return {
+        "scenes": runs[0].scenes,
+        "connections": runs[0].connections,
+        "latency": runs[0].latency,
+        "repeats": len(runs),
+        **summary,
+    }
 
 
 def marginal_cpu_ms(small: list[RunResult], large: list[RunResult]) -> float:
@@ -387,35 +459,47 @@ def marginal_cpu_ms(small: list[RunResult], large: list[RunResult]) -> float:
 
 def print_throughput(rows: list[dict[str, Any]]) -> None:
     print("\nThroughput (medians; ratio = wall / max(critical path, call volume))")
-    print(f"{'N':>4} {'C':>3} {'L':>5} {'wall s':>7} {'proc s':>7} {'calls':>6} {'sc/min':>7} "
-          f"{'crit s':>7} {'vol s':>7} {'ratio':>6} {'ratio range':>12} {'cpu ms/call':>11}")
+    print(
+        f"{'N':>4} {'C':>3} {'L':>5} {'wall s':>7} {'proc s':>7} {'calls':>6} {'sc/min':>7} "
+        f"{'crit s':>7} {'vol s':>7} {'ratio':>6} {'ratio range':>12} {'cpu ms/call':>11}"
+    )
     for r in rows:
         low, high = r["ratio_range"]
-        print(f"{r['scenes']:>4} {r['connections']:>3} {r['latency']:>5g} {r['wall']:>7.2f} "
-              f"{r['process_wall']:>7.2f} {r['calls']:>6.0f} {r['scenes_per_minute']:>7.1f} "
-              f"{r['critical_path']:>7.2f} {r['call_volume']:>7.2f} {r['ratio']:>6.2f} "
-              f"{f'{low:.2f}-{high:.2f}':>12} {r['cpu_per_call_ms']:>11.2f}")
+        print(
+            f"{r['scenes']:>4} {r['connections']:>3} {r['latency']:>5g} {r['wall']:>7.2f} "
+            f"{r['process_wall']:>7.2f} {r['calls']:>6.0f} {r['scenes_per_minute']:>7.1f} "
+            f"{r['critical_path']:>7.2f} {r['call_volume']:>7.2f} {r['ratio']:>6.2f} "
+            f"{f'{low:.2f}-{high:.2f}':>12} {r['cpu_per_call_ms']:>11.2f}"
+        )
 
 
 def print_cpu(rows: list[dict[str, Any]], marginal: float | None) -> None:
     print("\nCPU and memory at L = 0 (medians; eval process only, the stub excluded)")
-    print(f"{'N':>4} {'C':>3} {'calls':>6} {'cpu s':>7} {'(a) ms/call':>11} {'peak RSS MB':>11} "
-          f"{'stub cpu s':>10}")
+    print(
+        f"{'N':>4} {'C':>3} {'calls':>6} {'cpu s':>7} {'(a) ms/call':>11} {'peak RSS MB':>11} "
+        f"{'stub cpu s':>10}"
+    )
     for r in rows:
-        print(f"{r['scenes']:>4} {r['connections']:>3} {r['calls']:>6.0f} {r['cpu']:>7.2f} "
-              f"{r['cpu_per_call_ms']:>11.2f} {r['peak_rss_mb']:>11.0f} {r['stub_cpu']:>10.2f}")
+        print(
+            f"{r['scenes']:>4} {r['connections']:>3} {r['calls']:>6.0f} {r['cpu']:>7.2f} "
+            f"{r['cpu_per_call_ms']:>11.2f} {r['peak_rss_mb']:>11.0f} {r['stub_cpu']:>10.2f}"
+        )
     if marginal is not None:
         print(f"marginal CPU per call (start-up removed): {marginal:.2f} ms")
 
 
 def print_profile(profile: dict[str, Any]) -> None:
-    print(f"\nProfile (in-process, L = 0, N = {profile['scenes']}, {profile['calls']} calls, "
-          f"{profile['busy_samples']} busy samples)")
+    print(
+        f"\nProfile (in-process, L = 0, N = {profile['scenes']}, {profile['calls']} calls, "
+        f"{profile['busy_samples']} busy samples)"
+    )
     print(f"  process CPU per call (under the profiler): {profile['cpu_per_call_ms']:.2f} ms")
-    print(f"  (b) charged to agentsense: {profile['charged_share']:.1%} = "
-          f"{profile['agentsense_cpu_per_call_ms']:.2f} ms per call, of which its own frames "
-          f"(the rest: Inspect calls it makes, mostly span events) "
-          f"{profile['own_code_cpu_per_call_ms']:.2f} ms")
+    print(
+        f"  (b) charged to agentsense: {profile['charged_share']:.1%} = "
+        f"{profile['agentsense_cpu_per_call_ms']:.2f} ms per call, of which its own frames "
+        f"(the rest: Inspect calls it makes, mostly span events) "
+        f"{profile['own_code_cpu_per_call_ms']:.2f} ms"
+    )
     print("  all CPU by the innermost library on the stack (start-up included):")
     for name, share in profile["components"].items():
         print(f"  {share:6.1%}  {name}")
@@ -432,27 +516,51 @@ def machine() -> dict[str, Any]:
         mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     return {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "cpus": os.cpu_count(), "memory_gib": round(mem, 1), "load_average": os.getloadavg(),
-        "python": platform.python_version(), "inspect_ai": version("inspect_ai"),
+        "cpus": os.cpu_count(),
+        "memory_gib": round(mem, 1),
+        "load_average": os.getloadavg(),
+        "python": platform.python_version(),
+        "inspect_ai": version("inspect_ai"),
         "platform": platform.platform(),
     }
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--scenes", type=int, nargs="+", action="extend", default=None,
-                        help="scene counts N (default 24 96); above 24 a multiple of 24")
+    parser.add_argument(
+        "--scenes",
+        type=int,
+        nargs="+",
+        action="extend",
+        default=None,
+        help="scene counts N (default 24 96); above 24 a multiple of 24",
+    )
     parser.add_argument("--latency", type=float, default=0.2, help="stub latency L, s (0.2)")
-    parser.add_argument("--connections", type=int, nargs="+", action="extend", default=None,
-                        help="connection limits C (default 4 64)")
+    parser.add_argument(
+        "--connections",
+        type=int,
+        nargs="+",
+        action="extend",
+        default=None,
+        help="connection limits C (default 4 64)",
+    )
     parser.add_argument("--repeats", type=int, default=3, help="runs per configuration (3)")
-    parser.add_argument("--max-samples", type=int, default=None,
-                        help="samples at once (default N: every scene at once)")
+    parser.add_argument(
+        "--max-samples",
+        type=int,
+        default=None,
+        help="samples at once (default N: every scene at once)",
+    )
     parser.add_argument("--no-cpu", action="store_true", help="skip the L = 0 CPU/memory runs")
     parser.add_argument("--no-throughput", action="store_true", help="only the L = 0 runs")
     parser.add_argument("--profile", action="store_true", help="add the in-process profile (b)")
-    parser.add_argument("--inspect-arg", action="append", default=[], metavar="ARG",
-                        help="pass ARG on to `inspect eval` (repeatable), e.g. --no-log-realtime")
+    parser.add_argument(
+        "--inspect-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="pass ARG on to `inspect eval` (repeatable), e.g. --no-log-realtime",
+    )
     parser.add_argument("--json", type=Path, default=None, help="write every run here")
     parser.add_argument("--profile-child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--log-dir", default=None, help=argparse.SUPPRESS)
@@ -469,9 +577,12 @@ def run_all(specs: list[RunSpec], repeats: int) -> dict[tuple[int, int], list[Ru
         for spec in specs:
             run = run_once(spec)
             results.setdefault((spec.scenes, spec.connections), []).append(run)
-            print(f"[{repeat + 1}/{repeats}] N={spec.scenes} C={spec.connections} L={spec.latency:g}: "
-                  f"wall {run.wall:.2f} s, {run.calls} calls, ratio {run.ratio:.2f}, "
-                  f"cpu {run.cpu:.1f} s, rss {run.peak_rss_mb:.0f} MB", flush=True)
+            print(
+                f"[{repeat + 1}/{repeats}] N={spec.scenes} C={spec.connections} L={spec.latency:g}: "
+                f"wall {run.wall:.2f} s, {run.calls} calls, ratio {run.ratio:.2f}, "
+                f"cpu {run.cpu:.1f} s, rss {run.peak_rss_mb:.0f} MB",
+                flush=True,
+            )
     return results
 
 
@@ -483,24 +594,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if shutil.which(INSPECT) is None:
         raise SystemExit(f"{INSPECT} not found: run with the venv's python")
-    report: dict[str, Any] = {"machine": machine(), "args": {k: str(v) for k, v in vars(args).items()}}
+    report: dict[str, Any] = {
+        "machine": machine(),
+        "args": {k: str(v) for k, v in vars(args).items()},
+    }
     print(json.dumps(report["machine"]))
     if not args.no_throughput:
-        specs = [RunSpec(n, c, args.latency, args.max_samples or n, args.inspect_arg)
-                 for n in args.scenes for c in args.connections]
+        specs = [
+            RunSpec(n, c, args.latency, args.max_samples or n, args.inspect_arg)
+            for n in args.scenes
+            for c in args.connections
+        ]
         runs = run_all(specs, args.repeats)
         report["throughput"] = [summarise(group) for group in runs.values()]
         report["throughput_runs"] = [run.to_json() for group in runs.values() for run in group]
         save(report, args.json)
     if not args.no_cpu:
-        specs = [RunSpec(n, args.connections[-1], 0.0, args.max_samples or args.scenes[0],
-                         args.inspect_arg) for n in args.scenes]
+        specs = [
+            RunSpec(
+                n, args.connections[-1], 0.0, args.max_samples or args.scenes[0], args.inspect_arg
+            )
+            for n in args.scenes
+        ]
         runs = run_all(specs, args.repeats)
         groups = list(runs.values())
         report["cpu"] = [summarise(group) for group in groups]
         report["cpu_runs"] = [run.to_json() for group in groups for run in group]
-        report["marginal_cpu_per_call_ms"] = (marginal_cpu_ms(groups[0], groups[-1])
-                                              if len(groups) > 1 else None)
+        report["marginal_cpu_per_call_ms"] = (
+            marginal_cpu_ms(groups[0], groups[-1]) if len(groups) > 1 else None
+        )
         save(report, args.json)
     if args.profile:
         report["profile"] = run_profile(args.scenes[0], args.connections[-1])

@@ -61,7 +61,9 @@ def drop(key: str, where: Callable[[Record], Record] = lambda r: r) -> Callable[
     return lambda r: where(r).pop(key)
 
 
-def put(key: str, value: Any, where: Callable[[Record], Record] = lambda r: r) -> Callable[[Record], None]:
+def put(
+    key: str, value: Any, where: Callable[[Record], Record] = lambda r: r
+) -> Callable[[Record], None]:
     return lambda r: where(r).__setitem__(key, copy.deepcopy(value))
 
 
@@ -87,66 +89,163 @@ VARIANTS = [
     Variant("character without name", "characters[0].name", drop("name", char), says="missing"),
     Variant("character name is a number", "characters[0].name", put("name", 7, char)),
     Variant("character name with a newline", "characters[0].name", put("name", "Sofia\nM", char)),
-    Variant("character name with spaces around", "characters[0].name", put("name", " Sofia ", char)),
-    Variant("duplicate character names", "characters[].name",
-            lambda r: r["characters"].append(copy.deepcopy(char(r, 1))), says=f"'{BOB}' 2 times"),
+    Variant(
+        "character name with spaces around", "characters[0].name", put("name", " Sofia ", char)
+    ),
+    Variant(
+        "duplicate character names",
+        "characters[].name",
+        lambda r: r["characters"].append(copy.deepcopy(char(r, 1))),
+        says=f"'{BOB}' 2 times",
+    ),
     Variant("missing profile", "characters[0].profile", drop("profile", char), says="missing"),
     Variant("missing goals", "characters[0].goals", drop("goals", char), says="missing"),
     Variant("empty goals", "characters[0].goals", put("goals", [], char), says="at least 1"),
     Variant("empty goal text", "characters[0].goals[0].goal", put("goal", "", goal)),
     Variant("goal is a number", "characters[0].goals[0].goal", put("goal", 3, goal)),
-    Variant("duplicate goals", "characters[0].goals",
-            lambda r: char(r)["goals"].__setitem__(1, copy.deepcopy(goal(r))), says="2 times"),
-    Variant("missing eval_questions", "characters[0].goals[0].eval_questions",
-            drop("eval_questions", goal), says="missing"),
-    Variant("missing self questions", "characters[0].goals[0].eval_questions.self",
-            drop("self", questions), says="missing"),
-    Variant("unknown question kind", "characters[0].goals[0].eval_questions.judges",
-            put("judges", [], questions), says="self, others and judge"),
-    Variant("no questions at all", "characters[0].goals[0].eval_questions",
-            lambda r: goal(r).__setitem__("eval_questions", {"self": [], "others": [], "judge": []}),
-            says="no questions"),
-    Variant("unknown self obj", "characters[0].goals[0].eval_questions.self[0].obj",
-            lambda r: questions(r)["self"][0].__setitem__("obj", "Nobody"), says="'Nobody'"),
-    Variant("unknown others obj", "characters[0].goals[0].eval_questions.others[0].obj",
-            lambda r: questions(r)["others"][0].__setitem__("obj", "judge"), says="'judge'"),
-    Variant("empty question", "characters[0].goals[0].eval_questions.judge[0].question",
-            lambda r: questions(r)["judge"][0].__setitem__("question", "")),
-    Variant("question list of two", "characters[0].goals[0].eval_questions.self[0].question",
-            lambda r: questions(r)["self"][0].__setitem__("question", ["a?", "b?"]), says="2 items"),
-    Variant("answer_label out of range", "characters[0].info_reason_questions[0].answer_label",
-            put("answer_label", 4, mcq), says="0..3"),
-    Variant("negative answer_label", "characters[0].info_reason_questions[0].answer_label",
-            put("answer_label", -1, mcq), says="0..3"),
-    Variant("answer_label is a letter", "characters[0].info_reason_questions[0].answer_label",
-            put("answer_label", "B", mcq), says="'B'"),
-    Variant("answer_label is a boolean", "characters[0].info_reason_questions[0].answer_label",
-            put("answer_label", True, mcq), says="boolean"),
-    Variant("missing answer_label", "characters[0].info_reason_questions[0].answer_label",
-            drop("answer_label", mcq), says="missing"),
-    Variant("one option only", "characters[0].info_reason_questions[0].options",
-            lambda r: mcq(r).update(options=["Only one."], answer_label=0), says="at least 2"),
-    Variant("options is a string", "characters[0].info_reason_questions[0].options",
-            put("options", "A; B; C", mcq)),
-    Variant("missing MCQ question", "characters[0].info_reason_questions[0].question",
-            drop("question", mcq), says="missing"),
-    Variant("secret is a list", "characters[0].private_info", put("private_info", ["a", "b"], char)),
+    Variant(
+        "duplicate goals",
+        "characters[0].goals",
+        lambda r: char(r)["goals"].__setitem__(1, copy.deepcopy(goal(r))),
+        says="2 times",
+    ),
+    Variant(
+        "missing eval_questions",
+        "characters[0].goals[0].eval_questions",
+        drop("eval_questions", goal),
+        says="missing",
+    ),
+    Variant(
+        "missing self questions",
+        "characters[0].goals[0].eval_questions.self",
+        drop("self", questions),
+        says="missing",
+    ),
+    Variant(
+        "unknown question kind",
+        "characters[0].goals[0].eval_questions.judges",
+        put("judges", [], questions),
+        says="self, others and judge",
+    ),
+    Variant(
+        "no questions at all",
+        "characters[0].goals[0].eval_questions",
+        lambda r: goal(r).__setitem__("eval_questions", {"self": [], "others": [], "judge": []}),
+        says="no questions",
+    ),
+    Variant(
+        "unknown self obj",
+        "characters[0].goals[0].eval_questions.self[0].obj",
+        lambda r: questions(r)["self"][0].__setitem__("obj", "Nobody"),
+        says="'Nobody'",
+    ),
+    Variant(
+        "unknown others obj",
+        "characters[0].goals[0].eval_questions.others[0].obj",
+        lambda r: questions(r)["others"][0].__setitem__("obj", "judge"),
+        says="'judge'",
+    ),
+    Variant(
+        "empty question",
+        "characters[0].goals[0].eval_questions.judge[0].question",
+        lambda r: questions(r)["judge"][0].__setitem__("question", ""),
+    ),
+    Variant(
+        "question list of two",
+        "characters[0].goals[0].eval_questions.self[0].question",
+        lambda r: questions(r)["self"][0].__setitem__("question", ["a?", "b?"]),
+        says="2 items",
+    ),
+    Variant(
+        "answer_label out of range",
+        "characters[0].info_reason_questions[0].answer_label",
+        put("answer_label", 4, mcq),
+        says="0..3",
+    ),
+    Variant(
+        "negative answer_label",
+        "characters[0].info_reason_questions[0].answer_label",
+        put("answer_label", -1, mcq),
+        says="0..3",
+    ),
+    Variant(
+        "answer_label is a letter",
+        "characters[0].info_reason_questions[0].answer_label",
+        put("answer_label", "B", mcq),
+        says="'B'",
+    ),
+    Variant(
+        "answer_label is a boolean",
+        "characters[0].info_reason_questions[0].answer_label",
+        put("answer_label", True, mcq),
+        says="boolean",
+    ),
+    Variant(
+        "missing answer_label",
+        "characters[0].info_reason_questions[0].answer_label",
+        drop("answer_label", mcq),
+        says="missing",
+    ),
+    Variant(
+        "one option only",
+        "characters[0].info_reason_questions[0].options",
+        lambda r: mcq(r).update(options=["Only one."], answer_label=0),
+        says="at least 2",
+    ),
+    Variant(
+        "options is a string",
+        "characters[0].info_reason_questions[0].options",
+        put("options", "A; B; C", mcq),
+    ),
+    Variant(
+        "missing MCQ question",
+        "characters[0].info_reason_questions[0].question",
+        drop("question", mcq),
+        says="missing",
+    ),
+    Variant(
+        "secret is a list", "characters[0].private_info", put("private_info", ["a", "b"], char)
+    ),
     Variant("role of an unknown character", "roles.Nobody", put("roles", {"Nobody": "sender"})),
     Variant("role not sender/receiver", f"roles.{ANN}", put("roles", {ANN: "boss"})),
-    Variant("speaker_order without start_speaker", "speaker_order",
-            put("speaker_order", [ANN, BOB] * 7), says="both fields"),
-    Variant("speaker twice in a row", "speaker_order",
-            lambda r: r.update(start_speaker=ANN, speaker_order=[ANN, BOB] * 7), says="twice"),
-    Variant("duplicate sample_idx", "sample_idx", put("sample_idx", RECORDS[0]["sample_idx"]),
-            says="already used on line 1"),
-    Variant("invalid JSON line", None, raw=good_file(LINES[1][:-40]), record=False,
-            says="invalid JSON"),
+    Variant(
+        "speaker_order without start_speaker",
+        "speaker_order",
+        put("speaker_order", [ANN, BOB] * 7),
+        says="both fields",
+    ),
+    Variant(
+        "speaker twice in a row",
+        "speaker_order",
+        lambda r: r.update(start_speaker=ANN, speaker_order=[ANN, BOB] * 7),
+        says="twice",
+    ),
+    Variant(
+        "duplicate sample_idx",
+        "sample_idx",
+        put("sample_idx", RECORDS[0]["sample_idx"]),
+        says="already used on line 1",
+    ),
+    Variant(
+        "invalid JSON line", None, raw=good_file(LINES[1][:-40]), record=False, says="invalid JSON"
+    ),
     Variant("JSON array line", None, raw=good_file("[1, 2, 3]"), record=False, says="JSON list"),
     Variant("JSON string line", None, raw=good_file('"a scene"'), record=False, says="JSON str"),
-    Variant("not UTF-8", None, raw=good_file().replace(b"Sofia", b"S\xf6fia", 1), record=False,
-            says="not UTF-8"),
-    Variant("UTF-16 file", None, raw=good_file().decode().encode("utf-16"), line=None,
-            record=False, says="UTF-16"),
+    Variant(
+        "not UTF-8",
+        None,
+        raw=good_file().replace(b"Sofia", b"S\xf6fia", 1),
+        record=False,
+        says="not UTF-8",
+    ),
+    Variant(
+        "UTF-16 file",
+        None,
+        raw=good_file().decode().encode("utf-16"),
+        line=None,
+        record=False,
+        says="UTF-16",
+    ),
     Variant("empty file", None, raw=b"", line=None, record=False, says="empty"),
     Variant("blank lines only", None, raw=b"\n  \n\t\n", line=None, record=False, says="empty"),
 ]
@@ -213,7 +312,10 @@ def test_all_problems_of_a_file_come_in_one_message(tmp_path: Path) -> None:
     error, _ = load_error(path)
     # Cross-field checks (the answer label) run once a record has the right shape.
     assert [(p.line, p.field) for p in error.problems] == [
-        (1, "characters[0].goals"), (2, "characters[1].profile"), (4, "")]
+        (1, "characters[0].goals"),
+        (2, "characters[1].profile"),
+        (4, ""),
+    ]
     assert "3 problems" in str(error)
 
 
@@ -228,10 +330,22 @@ def test_cli_reports_bad_data_before_any_model_call(
     variant = next(v for v in VARIANTS if v.name == name)
     path = write_variant(variant, tmp_path)
     result = inspect_cli.run(
-        ["eval", "agentsense/full", "-T", f"dataset={path}", "--model", "vllm/agent",
-         "--display", "plain"], env={"VLLM_BASE_URL": stub.base_url})
-    print(f"\n[{name}] inspect exit {result.returncode} after {result.seconds:.1f} s "
-          f"(interpreter start-up included), {len(stub.records)} model requests")
+        [
+            "eval",
+            "agentsense/full",
+            "-T",
+            f"dataset={path}",
+            "--model",
+            "vllm/agent",
+            "--display",
+            "plain",
+        ],
+        env={"VLLM_BASE_URL": stub.base_url},
+    )
+    print(
+        f"\n[{name}] inspect exit {result.returncode} after {result.seconds:.1f} s "
+        f"(interpreter start-up included), {len(stub.records)} model requests"
+    )
     assert result.returncode == 1
     assert f"{path}:{variant.line}" in result.output and variant.says in result.output
     assert "Traceback" not in result.output

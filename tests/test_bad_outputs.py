@@ -95,14 +95,39 @@ def character(name: str, other: str, goal: str) -> dict[str, Any]:
     return {
         "name": name,
         "profile": f"{name} is a locksmith.",
-        "goals": [{"goal": goal, "eval_questions": {
-            "self": [ask(name, f"Has {name} achieved the goal '{goal}' during the conversation? Answer Yes or No.")],
-            "others": [ask(other, f"In your opinion, has {name} achieved the goal '{goal}'? Answer Yes or No.")],
-            "judge": [ask("judge", f"Based on the conversation, has {name} achieved the goal '{goal}'? Answer Yes or No.")],
-        }}],
+        "goals": [
+            {
+                "goal": goal,
+                "eval_questions": {
+                    "self": [
+                        ask(
+                            name,
+                            f"Has {name} achieved the goal '{goal}' during the conversation? Answer Yes or No.",
+                        )
+                    ],
+                    "others": [
+                        ask(
+                            other,
+                            f"In your opinion, has {name} achieved the goal '{goal}'? Answer Yes or No.",
+                        )
+                    ],
+                    "judge": [
+                        ask(
+                            "judge",
+                            f"Based on the conversation, has {name} achieved the goal '{goal}'? Answer Yes or No.",
+                        )
+                    ],
+                },
+            }
+        ],
         "private_info": f"{name} lost the spare key.",
-        "info_reason_questions": [{"question": f"Which key does {other} carry?", "options": OPTIONS,
-                                   "answer_label": ANSWER}],
+        "info_reason_questions": [
+            {
+                "question": f"Which key does {other} carry?",
+                "options": OPTIONS,
+                "answer_label": ANSWER,
+            }
+        ],
     }
 
 
@@ -110,12 +135,21 @@ def dataset(path: Path) -> Path:
     lines = []
     for i in range(len(CASES)):
         ann, bob = names(i)
-        lines.append(json.dumps({
-            "sample_idx": i, "template_idx": i, "background": "Two locksmiths meet.",
-            "description": "They must agree on who keeps the keys.",
-            "characters": [character(ann, bob, f"To get {bob} to share the key."),
-                           character(bob, ann, f"To keep the key from {ann}.")],
-        }, ensure_ascii=False))
+        lines.append(
+            json.dumps(
+                {
+                    "sample_idx": i,
+                    "template_idx": i,
+                    "background": "Two locksmiths meet.",
+                    "description": "They must agree on who keeps the keys.",
+                    "characters": [
+                        character(ann, bob, f"To get {bob} to share the key."),
+                        character(bob, ann, f"To keep the key from {ann}."),
+                    ],
+                },
+                ensure_ascii=False,
+            )
+        )
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
@@ -139,10 +173,24 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         for mode in ("official", "corrected"):
             cli = InspectCLI(root / mode)
             result = cli.run(
-                ["eval", "agentsense/full", "-T", f"dataset={data}", "-T", f"protocol={mode}",
-                 "-T", "max_messages=3", "--model", "vllm/agent", "--model-role",
-                 "judge=vllm/judge-a,vllm/judge-b,vllm/judge-c", "--display", "none"],
-                env={"VLLM_BASE_URL": stub.base_url})
+                [
+                    "eval",
+                    "agentsense/full",
+                    "-T",
+                    f"dataset={data}",
+                    "-T",
+                    f"protocol={mode}",
+                    "-T",
+                    "max_messages=3",
+                    "--model",
+                    "vllm/agent",
+                    "--model-role",
+                    "judge=vllm/judge-a,vllm/judge-b,vllm/judge-c",
+                    "--display",
+                    "none",
+                ],
+                env={"VLLM_BASE_URL": stub.base_url},
+            )
             assert result.returncode == 0, result.output[-3000:]
             print(f"\n{mode}: {len(CASES)} cases in {result.seconds:.1f} s")
             (logs[mode],) = cli.eval_logs()
@@ -168,13 +216,17 @@ def test_adversarial_outputs_score_as_expected(runs: dict[str, Path], mode: str)
         unreadable_goals = score.metadata["unreadable_goal_answers"]
         unreadable_mcq = score.metadata["unreadable_mcq_answers"]
         value: dict[str, Any] = dict(score.value)  # type: ignore[arg-type]
-        rows.append(f"  {case.name:28} self={value['self']!s:5} mcq={value['mcq_accuracy']!s:4} "
-                    f"unreadable goal/MCQ answers={unreadable_goals}/{unreadable_mcq}")
+        rows.append(
+            f"  {case.name:28} self={value['self']!s:5} mcq={value['mcq_accuracy']!s:4} "
+            f"unreadable goal/MCQ answers={unreadable_goals}/{unreadable_mcq}"
+        )
         if canonical(value) != canonical(expected(case, official)):
             wrong.append(f"{case.name}: {value} != {expected(case, official)}")
         # 10 goal answers per scene (self + others + 3 judges, for 2 characters), 2 MCQs.
         goal_unreadable = 10 if not official and case.corrected_yes is None else 0
-        assert (unreadable_goals, unreadable_mcq) == (goal_unreadable, 2 * (case.mcq is None)), case.name
+        assert (unreadable_goals, unreadable_mcq) == (goal_unreadable, 2 * (case.mcq is None)), (
+            case.name
+        )
     total_goals = sum(r.count("goal/MCQ answers=10/") for r in rows)
     print(f"\n{mode} mode, {len(rows)} cases ({total_goals} with unreadable goal answers):")
     print("\n".join(rows))

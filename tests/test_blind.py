@@ -27,8 +27,13 @@ def test_blind_covers_the_scenes_with_mcqs_three_times() -> None:
 
 @pytest.fixture(scope="module")
 def blind_log(tmp_path_factory: pytest.TempPathFactory) -> EvalLog:
-    (log,) = eval(blind(dataset="demo", epochs=2, agent_temperature=0.7), model=MODEL,
-                  sample_id=[101, 501], log_dir=str(tmp_path_factory.mktemp("blind")), display="none")
+    (log,) = eval(
+        blind(dataset="demo", epochs=2, agent_temperature=0.7),
+        model=MODEL,
+        sample_id=[101, 501],
+        log_dir=str(tmp_path_factory.mktemp("blind")),
+        display="none",
+    )
     assert log.status == "success"
     return log
 
@@ -39,13 +44,23 @@ def test_each_question_is_asked_without_conversation(blind_log: EvalLog) -> None
         scene = scenario_of(sample.metadata)
         events = [event for event in sample.events if isinstance(event, ModelEvent)]
         assert len(events) == sum(len(c.info_reason_questions) for c in scene.characters)
-        prompts = {character_system_prompt(name=c.name, profile=c.profile, background=scene.background,
-                                           description=scene.description, goals=[g.goal for g in c.goals],
-                                           secret=c.secret) for c in scene.characters}
+        prompts = {
+            character_system_prompt(
+                name=c.name,
+                profile=c.profile,
+                background=scene.background,
+                description=scene.description,
+                goals=[g.goal for g in c.goals],
+                secret=c.secret,
+            )
+            for c in scene.characters
+        }
         for event in events:
             assert [message.role for message in event.input] == ["system", "user"]
             assert event.input[0].text in prompts
-            assert event.input[1].text.startswith("Please answer the question and only output your choice.")
+            assert event.input[1].text.startswith(
+                "Please answer the question and only output your choice."
+            )
             assert event.config.temperature == 0.7  # official: the agents' temperature
             assert event.model == MODEL
 
@@ -76,8 +91,18 @@ def test_blind_metrics_are_logged(blind_log: EvalLog) -> None:
 
 
 def test_corrected_mode_answers_at_the_judge_temperature(tmp_path: object) -> None:
-    (log,) = eval(blind(dataset="demo", epochs=1, protocol="corrected", agent_temperature=1.0,
-                        judge_temperature=0.0), model=MODEL, sample_id=[101], log_dir=str(tmp_path),
-                  display="none")
+    (log,) = eval(
+        blind(
+            dataset="demo",
+            epochs=1,
+            protocol="corrected",
+            agent_temperature=1.0,
+            judge_temperature=0.0,
+        ),
+        model=MODEL,
+        sample_id=[101],
+        log_dir=str(tmp_path),
+        display="none",
+    )
     events = [e for s in log.samples or [] for e in s.events if isinstance(e, ModelEvent)]
     assert events and all(event.config.temperature == 0.0 for event in events)

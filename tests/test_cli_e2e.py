@@ -23,7 +23,9 @@ GOAL_KEYS = ["self", "other", "judge_1", "judge_2", "judge_3", "judge_mean", "ju
 def run_inspect(*args: str, log_dir: Path) -> subprocess.CompletedProcess[str]:
     command = [INSPECT, "eval", *args, "--log-dir", str(log_dir), "--display", "plain"]
     env = {**os.environ, "COLUMNS": "250"}  # rich wraps messages at 80 columns otherwise
-    return subprocess.run(command, capture_output=True, text=True, timeout=600, check=False, env=env)
+    return subprocess.run(
+        command, capture_output=True, text=True, timeout=600, check=False, env=env
+    )
 
 
 def only_log(log_dir: Path) -> EvalLog:
@@ -39,8 +41,16 @@ def demo_records() -> list[dict[str, object]]:
 @pytest.fixture(scope="module")
 def full_log(tmp_path_factory: pytest.TempPathFactory) -> EvalLog:
     log_dir = tmp_path_factory.mktemp("full")
-    result = run_inspect("agentsense/full", "-T", "dataset=demo", "--model", "standin/persona/agent",
-                         "--model-role", f"judge={JUDGES}", log_dir=log_dir)
+    result = run_inspect(
+        "agentsense/full",
+        "-T",
+        "dataset=demo",
+        "--model",
+        "standin/persona/agent",
+        "--model-role",
+        f"judge={JUDGES}",
+        log_dir=log_dir,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     return only_log(log_dir)
 
@@ -60,11 +70,22 @@ def test_log_records_roles_and_every_protocol_argument(full_log: EvalLog) -> Non
     assert isinstance(judges, list)
     assert [j.model for j in judges] == JUDGES.split(",")
     args = full_log.eval.task_args
-    for name in ("dataset", "protocol", "seed", "max_messages", "agent_temperature",
-                 "judge_temperature", "max_tokens", "option_mark"):
+    for name in (
+        "dataset",
+        "protocol",
+        "seed",
+        "max_messages",
+        "agent_temperature",
+        "judge_temperature",
+        "max_tokens",
+        "option_mark",
+    ):
         assert name in args
     assert args["protocol"] == "official"
-    assert full_log.eval.metadata is not None and full_log.eval.metadata["protocol"]["max_tokens"] == 128
+    assert (
+        full_log.eval.metadata is not None
+        and full_log.eval.metadata["protocol"]["max_tokens"] == 128
+    )
 
 
 @pytest.mark.slow
@@ -77,7 +98,9 @@ def test_every_metric_of_table_1_is_in_the_results(full_log: EvalLog) -> None:
         assert 0.0 <= metrics["mean"].value <= 1.0
         assert not math.isnan(metrics["agentsense/psi"].value), key
     # Only scenes with MCQs count towards MCQ accuracy.
-    with_mcq = sum(1 for r in demo_records() if any(c["info_reason_questions"] for c in r["characters"]))  # type: ignore[index, union-attr]
+    with_mcq = sum(
+        1 for r in demo_records() if any(c["info_reason_questions"] for c in r["characters"])
+    )  # type: ignore[index, union-attr]
     assert scores["mcq_accuracy"].scored_samples == with_mcq
     assert scores["self"].scored_samples == len(demo_records())
 
@@ -104,8 +127,16 @@ def test_conversation_is_in_store_and_messages(full_log: EvalLog) -> None:
 
 @pytest.mark.slow
 def test_goal_task_without_judges_says_the_evaluated_model_judged(tmp_path: Path) -> None:
-    result = run_inspect("agentsense/goal", "-T", "dataset=demo", "--model", "standin/persona/agent",
-                         "--limit", "2", log_dir=tmp_path)
+    result = run_inspect(
+        "agentsense/goal",
+        "-T",
+        "dataset=demo",
+        "--model",
+        "standin/persona/agent",
+        "--limit",
+        "2",
+        log_dir=tmp_path,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     log = only_log(tmp_path)
     assert log.samples is not None
@@ -120,12 +151,22 @@ def test_goal_task_without_judges_says_the_evaluated_model_judged(tmp_path: Path
 
 @pytest.mark.slow
 def test_info_task_keeps_only_scenes_with_mcqs(tmp_path: Path) -> None:
-    result = run_inspect("agentsense/info", "-T", "dataset=demo", "--model", "standin/persona/agent",
-                         log_dir=tmp_path)
+    result = run_inspect(
+        "agentsense/info",
+        "-T",
+        "dataset=demo",
+        "--model",
+        "standin/persona/agent",
+        log_dir=tmp_path,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     log = only_log(tmp_path)
     assert log.samples is not None
-    with_mcq = {r["sample_idx"] for r in demo_records() if any(c["info_reason_questions"] for c in r["characters"])}  # type: ignore[index, union-attr]
+    with_mcq = {
+        r["sample_idx"]
+        for r in demo_records()
+        if any(c["info_reason_questions"] for c in r["characters"])
+    }  # type: ignore[index, union-attr]
     assert {s.id for s in log.samples} == with_mcq
     assert {s.name for s in log.results.scores} == {"mcq_accuracy"}  # type: ignore[union-attr]
 
@@ -133,8 +174,14 @@ def test_info_task_keeps_only_scenes_with_mcqs(tmp_path: Path) -> None:
 def test_bad_dataset_fails_fast_with_a_clear_message(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"sample_idx": 1}\nnot json\n')
-    result = run_inspect("agentsense/goal", "-T", f"dataset={bad}", "--model", "standin/persona/agent",
-                         log_dir=tmp_path / "logs")
+    result = run_inspect(
+        "agentsense/goal",
+        "-T",
+        f"dataset={bad}",
+        "--model",
+        "standin/persona/agent",
+        log_dir=tmp_path / "logs",
+    )
     assert result.returncode != 0
     output = result.stdout + result.stderr
     assert f"{bad}:1 (sample_idx=1): field `template_idx`" in output

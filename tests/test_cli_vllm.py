@@ -24,8 +24,17 @@ JUDGES = "judge=vllm/judge-a,vllm/judge-b,vllm/judge-c"
 
 
 def full_demo(*extra: str, samples: str = SAMPLES) -> list[str]:
-    return ["eval", "agentsense/full", "-T", "dataset=demo", "--sample-id", samples,
-            "--display", "none", *extra]
+    return [
+        "eval",
+        "agentsense/full",
+        "-T",
+        "dataset=demo",
+        "--sample-id",
+        samples,
+        "--display",
+        "none",
+        *extra,
+    ]
 
 
 def run_ok(cli: InspectCLI, args: list[str], env: dict[str, str]) -> None:
@@ -35,8 +44,11 @@ def run_ok(cli: InspectCLI, args: list[str], env: dict[str, str]) -> None:
 
 
 def test_vllm_provider_with_judge_panel(stub: StubServer, inspect_cli: InspectCLI) -> None:
-    run_ok(inspect_cli, full_demo("--model", "vllm/agent", "--model-role", JUDGES),
-           {"VLLM_BASE_URL": stub.base_url})
+    run_ok(
+        inspect_cli,
+        full_demo("--model", "vllm/agent", "--model-role", JUDGES),
+        {"VLLM_BASE_URL": stub.base_url},
+    )
 
     chats = stub.chat_records()
     by_model = Counter(r.model for r in chats)
@@ -51,8 +63,9 @@ def test_vllm_provider_with_judge_panel(stub: StubServer, inspect_cli: InspectCL
     assert all(r.system.startswith("You are ") and r.temperature == 1 for r in agent)
     assert {r.max_tokens for r in chats} == {128}
     # Every prompt ends with a user turn, so vLLM is never asked to continue an assistant message.
-    assert all(r.messages[-1]["role"] == "user" and "continue_final_message" not in r.params
-               for r in chats)
+    assert all(
+        r.messages[-1]["role"] == "user" and "continue_final_message" not in r.params for r in chats
+    )
     # The vLLM provider merges consecutive user messages ("\n"-joined): none reach the server.
     for record in chats:
         roles = [m["role"] for m in record.messages]
@@ -65,11 +78,19 @@ def test_vllm_provider_with_judge_panel(stub: StubServer, inspect_cli: InspectCL
 
 def test_per_role_base_urls(stub_server: StubFactory, inspect_cli: InspectCLI) -> None:
     agents, judges = stub_server(), stub_server()
-    role = ("judge=[" + ", ".join(
-        f'{{model: vllm/{name}, model_args: {{base_url: "{judges.base_url}"}}}}'
-        for name in ("judge-a", "judge-b", "judge-c")) + "]")
-    run_ok(inspect_cli, full_demo("--model", "vllm/agent", "--model-role", role),
-           {"VLLM_BASE_URL": agents.base_url})
+    role = (
+        "judge=["
+        + ", ".join(
+            f'{{model: vllm/{name}, model_args: {{base_url: "{judges.base_url}"}}}}'
+            for name in ("judge-a", "judge-b", "judge-c")
+        )
+        + "]"
+    )
+    run_ok(
+        inspect_cli,
+        full_demo("--model", "vllm/agent", "--model-role", role),
+        {"VLLM_BASE_URL": agents.base_url},
+    )
     agent_models = Counter(r.model for r in agents.chat_records())
     judge_models = Counter(r.model for r in judges.chat_records())
     print("server A:", dict(agent_models), "server B:", dict(judge_models))
@@ -77,24 +98,34 @@ def test_per_role_base_urls(stub_server: StubFactory, inspect_cli: InspectCLI) -
     assert set(judge_models) == {"judge-a", "judge-b", "judge-c"}
 
 
-def test_same_model_name_shares_the_first_url(stub_server: StubFactory, inspect_cli: InspectCLI) -> None:
+def test_same_model_name_shares_the_first_url(
+    stub_server: StubFactory, inspect_cli: InspectCLI
+) -> None:
     """Inspect 0.3.285 keeps one endpoint per vLLM model name: give each endpoint its own names."""
     first, second = stub_server(), stub_server()
     role = f'judge={{model: vllm/same, model_args: {{base_url: "{second.base_url}"}}}}'
-    run_ok(inspect_cli, full_demo("--model", "vllm/same", "--model-role", role, samples="101"),
-           {"VLLM_BASE_URL": first.base_url})
-    print("first URL:", len(first.chat_records()), "requests; second URL:",
-          len(second.chat_records()))
+    run_ok(
+        inspect_cli,
+        full_demo("--model", "vllm/same", "--model-role", role, samples="101"),
+        {"VLLM_BASE_URL": first.base_url},
+    )
+    print(
+        "first URL:", len(first.chat_records()), "requests; second URL:", len(second.chat_records())
+    )
     assert len(first.chat_records()) > 0 and second.chat_records() == []
 
 
-def test_http_stub_matches_the_in_process_stand_in(stub: StubServer, inspect_cli: InspectCLI) -> None:
+def test_http_stub_matches_the_in_process_stand_in(
+    stub: StubServer, inspect_cli: InspectCLI
+) -> None:
     """Through `openai-api/` (no message merging) the stub scores exactly like `standin/`."""
     judges = "judge=" + ",".join(f"standin/persona/judge-{j}" for j in "abc")
     run_ok(inspect_cli, full_demo("--model", "standin/persona/agent", "--model-role", judges), {})
     http_judges = "judge=" + ",".join(f"openai-api/stub/judge-{j}" for j in "abc")
     env = {"STUB_BASE_URL": stub.base_url, "STUB_API_KEY": "local"}
-    run_ok(inspect_cli, full_demo("--model", "openai-api/stub/agent", "--model-role", http_judges), env)
+    run_ok(
+        inspect_cli, full_demo("--model", "openai-api/stub/agent", "--model-role", http_judges), env
+    )
     in_process, over_http = (sample_scores(log) for log in inspect_cli.eval_logs())
     assert len(stub.chat_records()) > 50
     assert score_differences(in_process, over_http) == []
@@ -107,8 +138,14 @@ def test_in_process_runs_get_a_fresh_endpoint(stub_server: StubFactory, log_dir:
     for _ in range(2):
         stub = stub_server()
         reset_vllm_servers()
-        (log,) = inspect_eval("agentsense/goal", task_args={"dataset": "demo", "max_messages": 3},
-                              sample_id=101, model="vllm/agent", model_base_url=stub.base_url,
-                              log_dir=str(log_dir), display="none")
+        (log,) = inspect_eval(
+            "agentsense/goal",
+            task_args={"dataset": "demo", "max_messages": 3},
+            sample_id=101,
+            model="vllm/agent",
+            model_base_url=stub.base_url,
+            log_dir=str(log_dir),
+            display="none",
+        )
         assert log.status == "success" and len(stub.chat_records()) > 0
     reset_vllm_servers()

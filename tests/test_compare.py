@@ -25,15 +25,26 @@ SCORER = "goal_and_mcq"
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    (log,) = eval(full(dataset="demo", max_messages=3), model="standin/persona/agent",
-                  model_roles={"judge": JUDGES}, sample_id=SAMPLES, epochs=2,
-                  log_dir=str(tmp_path_factory.mktemp("base")), display="none")
+    (log,) = eval(
+        full(dataset="demo", max_messages=3),
+        model="standin/persona/agent",
+        model_roles={"judge": JUDGES},
+        sample_id=SAMPLES,
+        epochs=2,
+        log_dir=str(tmp_path_factory.mktemp("base")),
+        display="none",
+    )
     assert log.status == "success"
     return Path(log.location)
 
 
-def variant(base: Path, folder: Path, name: str, change: Callable[[str, float], float],
-            eval_id: str | None = None) -> Path:
+def variant(
+    base: Path,
+    folder: Path,
+    name: str,
+    change: Callable[[str, float], float],
+    eval_id: str | None = None,
+) -> Path:
     """A copy of `base` whose sample scores are changed by `change(metric, value)`."""
     log = read_eval_log(str(base))
     log.eval.eval_id = eval_id or log.eval.eval_id
@@ -57,11 +68,17 @@ def shift(metric: str, by: float) -> Callable[[str, float], float]:
 def test_equal_logs_pass(base: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compare", str(base), str(base)]) == 0
     printed = capsys.readouterr().out
-    assert "judge_majority" in printed and "mcq_accuracy" in printed and "No significant regression" in printed
+    assert (
+        "judge_majority" in printed
+        and "mcq_accuracy" in printed
+        and "No significant regression" in printed
+    )
     assert f"{2 * len(SAMPLES)} paired samples" in printed  # pairs are (id, epoch)
 
 
-def test_worse_log_fails_and_better_passes(base: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_worse_log_fails_and_better_passes(
+    base: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     worse = variant(base, tmp_path, "worse", shift("judge_majority", -0.5))
     better = variant(base, tmp_path, "better", shift("judge_majority", +0.5))
     assert main(["compare", str(base), str(worse)]) == 1
@@ -86,14 +103,22 @@ def test_allowed_drop_and_insignificant_changes_pass(base: Path, tmp_path: Path)
 def test_difference_interval_and_tests(base: Path, tmp_path: Path) -> None:
     rng = np.random.default_rng(0)
     noise = iter(rng.uniform(-0.6, 0.3, size=1000))
-    noisy = variant(base, tmp_path, "noisy",
-                    lambda key, value: value + next(noise) if key == "judge_mean" else value)
-    result = compare([str(base)], [str(noisy)], CompareOptions(metrics=["judge_mean"], max_drop=0.05))
+    noisy = variant(
+        base,
+        tmp_path,
+        "noisy",
+        lambda key, value: value + next(noise) if key == "judge_mean" else value,
+    )
+    result = compare(
+        [str(base)], [str(noisy)], CompareOptions(metrics=["judge_mean"], max_drop=0.05)
+    )
     (item,) = result.results
     old = read_eval_log(str(base))
     new = read_eval_log(str(noisy))
     key = {(s.id, s.epoch): s.scores[SCORER].value["judge_mean"] for s in old.samples or []}  # type: ignore[index]
-    pairs = [(key[(s.id, s.epoch)], s.scores[SCORER].value["judge_mean"]) for s in new.samples or []]  # type: ignore[index]
+    pairs = [
+        (key[(s.id, s.epoch)], s.scores[SCORER].value["judge_mean"]) for s in new.samples or []
+    ]  # type: ignore[index]
     b, w = np.array(pairs).T
     d = w - b
     low, high = sps.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=sps.sem(d))
@@ -115,7 +140,9 @@ def test_paired_edge_cases() -> None:
     assert with_nan.n == 1 and math.isnan(with_nan.p_regression)
 
 
-def test_input_errors_exit_2(base: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_input_errors_exit_2(
+    base: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["compare", str(tmp_path / "missing.eval"), str(base)]) == 2
     assert main(["compare", str(base), str(base), "--metric", "blind_mcq_accuracy"]) == 2
     assert "not scored in both" in capsys.readouterr().err
@@ -130,7 +157,9 @@ def test_input_errors_exit_2(base: Path, tmp_path: Path, capsys: pytest.CaptureF
     assert usage.value.code == 2
 
 
-def test_different_protocols_need_allow_mixed(base: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_different_protocols_need_allow_mixed(
+    base: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     log: EvalLog = read_eval_log(str(base))
     assert log.eval.metadata is not None
     log.eval.metadata["protocol"] = {**log.eval.metadata["protocol"], "agent_temperature": 0.0}

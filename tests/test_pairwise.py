@@ -20,7 +20,9 @@ RECEIVER = "standin/persona/r1"
 
 
 def demo_records() -> list[dict[str, object]]:
-    return [json.loads(line) for line in demo_path().read_text(encoding="utf-8").splitlines() if line]
+    return [
+        json.loads(line) for line in demo_path().read_text(encoding="utf-8").splitlines() if line
+    ]
 
 
 def test_scenes_without_both_labels_are_left_out() -> None:
@@ -62,9 +64,14 @@ def test_dataset_without_roles_is_refused(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def pair_log(tmp_path_factory: pytest.TempPathFactory) -> EvalLog:
-    (log,) = eval(pairwise(dataset="demo", max_messages=5), model="standin/persona/agent",
-                  model_roles={"sender": SENDER, "receiver": RECEIVER, "judge": JUDGES},
-                  sample_id=[101, 301], log_dir=str(tmp_path_factory.mktemp("pair")), display="none")
+    (log,) = eval(
+        pairwise(dataset="demo", max_messages=5),
+        model="standin/persona/agent",
+        model_roles={"sender": SENDER, "receiver": RECEIVER, "judge": JUDGES},
+        sample_id=[101, 301],
+        log_dir=str(tmp_path_factory.mktemp("pair")),
+        display="none",
+    )
     assert log.status == "success"
     return log
 
@@ -87,7 +94,9 @@ def test_every_character_is_played_by_its_role_model(pair_log: EvalLog) -> None:
 def test_pairwise_scores_goals_and_mcqs(pair_log: EvalLog) -> None:
     for sample in pair_log.samples or []:
         score = sample.scores["goal_and_mcq"]  # type: ignore[index]
-        assert {"self", "other", "judge_1", "judge_2", "judge_majority", "mcq_accuracy"} <= set(score.value)  # type: ignore[arg-type]
+        assert {"self", "other", "judge_1", "judge_2", "judge_majority", "mcq_accuracy"} <= set(
+            score.value
+        )  # type: ignore[arg-type]
         assert score.metadata is not None
         assert set(score.metadata["goals"]) == set(sample.metadata["model_roles"])
         assert score.metadata["judges"] == {"judge_1": JUDGES[0], "judge_2": JUDGES[1]}
@@ -95,8 +104,14 @@ def test_pairwise_scores_goals_and_mcqs(pair_log: EvalLog) -> None:
 
 def test_task_arguments_bind_roles_and_eval_roles_override(tmp_path: Path) -> None:
     task = pairwise(dataset="demo", max_messages=3, sender=SENDER, receiver=RECEIVER)
-    (log,) = eval(task, model="standin/persona/agent", model_roles={"receiver": "standin/persona/r2"},
-                  sample_id=[101], log_dir=str(tmp_path), display="none")
+    (log,) = eval(
+        task,
+        model="standin/persona/agent",
+        model_roles={"receiver": "standin/persona/r2"},
+        sample_id=[101],
+        log_dir=str(tmp_path),
+        display="none",
+    )
     roles = log.eval.model_roles or {}
     assert roles["sender"].model == SENDER  # type: ignore[union-attr]
     assert roles["receiver"].model == "standin/persona/r2"  # type: ignore[union-attr]
@@ -104,10 +119,22 @@ def test_task_arguments_bind_roles_and_eval_roles_override(tmp_path: Path) -> No
 
 def test_eval_set_runs_a_grid_of_pairs(tmp_path: Path) -> None:
     models = ["standin/persona/m1", "standin/persona/m2"]
-    tasks = [pairwise(dataset="demo", max_messages=3, sender=s, receiver=r) for s in models for r in models]
-    done, logs = eval_set(tasks, log_dir=str(tmp_path), model="standin/persona/agent",
-                          model_roles={"judge": JUDGES[0]}, sample_id=[101], display="none")
+    tasks = [
+        pairwise(dataset="demo", max_messages=3, sender=s, receiver=r)
+        for s in models
+        for r in models
+    ]
+    done, logs = eval_set(
+        tasks,
+        log_dir=str(tmp_path),
+        model="standin/persona/agent",
+        model_roles={"judge": JUDGES[0]},
+        sample_id=[101],
+        display="none",
+    )
     assert done
-    pairs = {(log.eval.model_roles["sender"].model, log.eval.model_roles["receiver"].model)  # type: ignore[index, union-attr]
-             for log in logs}
+    pairs = {
+        (log.eval.model_roles["sender"].model, log.eval.model_roles["receiver"].model)  # type: ignore[index, union-attr]
+        for log in logs
+    }
     assert pairs == {(s, r) for s in models for r in models}

@@ -42,16 +42,32 @@ pytestmark = pytest.mark.slow
 JUDGES = "judge=vllm/judge-a,vllm/judge-b,vllm/judge-c"
 # Role models inherit neither --attempt-timeout nor -M: give the judges their own.
 ATTEMPT_TIMEOUT = 3
-JUDGES_WITH_TIMEOUTS = "judge=[" + ", ".join(
-    f"{{model: vllm/judge-{j}, attempt_timeout: {ATTEMPT_TIMEOUT}, model_args: {{retry_delay: 1}}}}"
-    for j in "abc") + "]"
+JUDGES_WITH_TIMEOUTS = (
+    "judge=["
+    + ", ".join(
+        f"{{model: vllm/judge-{j}, attempt_timeout: {ATTEMPT_TIMEOUT}, model_args: {{retry_delay: 1}}}}"
+        for j in "abc"
+    )
+    + "]"
+)
 # The vLLM provider waits a fixed 5 s between its retries unless told otherwise.
 AGENT_TIMEOUTS = ["-M", "retry_delay=1", "--attempt-timeout", str(ATTEMPT_TIMEOUT)]
 
 
 def full_demo(*extra: str, judges: str = JUDGES) -> list[str]:
-    return ["eval", "agentsense/full", "-T", "dataset=demo", "--model", "vllm/agent",
-            "--model-role", judges, "--display", "none", *extra]
+    return [
+        "eval",
+        "agentsense/full",
+        "-T",
+        "dataset=demo",
+        "--model",
+        "vllm/agent",
+        "--model-role",
+        judges,
+        "--display",
+        "none",
+        *extra,
+    ]
 
 
 def only_log(cli: InspectCLI) -> Path:
@@ -96,19 +112,23 @@ def test_faults_500_and_hangs_lose_nothing(clean_run: Run, tmp_path: Path) -> No
     faults = Faults(error_500=0.2, hang=0.05, hang_seconds=120, seed=11)
     cli = InspectCLI(tmp_path / "faults")
     with StubServer(faults=faults) as stub:
-        result = cli.run(full_demo(*AGENT_TIMEOUTS, judges=JUDGES_WITH_TIMEOUTS),
-                         env={"VLLM_BASE_URL": stub.base_url})
+        result = cli.run(
+            full_demo(*AGENT_TIMEOUTS, judges=JUDGES_WITH_TIMEOUTS),
+            env={"VLLM_BASE_URL": stub.base_url},
+        )
         outcomes = stub.outcomes()
     assert_ran(result)
     figures = log_figures(only_log(cli))
     faulty = sample_scores(only_log(cli))
-    print(f"\nfaults 20% HTTP 500 + 5% hung (attempt timeout {ATTEMPT_TIMEOUT} s):"
-          f"\n  fault-free run: {clean_run.seconds:.1f} s, {len(clean_run.records)} requests"
-          f"\n  faulty run:     {result.seconds:.1f} s, {sum(outcomes.values())} requests "
-          f"{dict(sorted(outcomes.items()))}"
-          f"\n  log: {figures}"
-          f"\n  samples with a score different from the fault-free run: "
-          f"{len(score_differences(clean_run.scores, faulty))}")
+    print(
+        f"\nfaults 20% HTTP 500 + 5% hung (attempt timeout {ATTEMPT_TIMEOUT} s):"
+        f"\n  fault-free run: {clean_run.seconds:.1f} s, {len(clean_run.records)} requests"
+        f"\n  faulty run:     {result.seconds:.1f} s, {sum(outcomes.values())} requests "
+        f"{dict(sorted(outcomes.items()))}"
+        f"\n  log: {figures}"
+        f"\n  samples with a score different from the fault-free run: "
+        f"{len(score_differences(clean_run.scores, faulty))}"
+    )
     assert outcomes["error_500"] > 0 and outcomes["hang"] > 0
     assert figures.status == "success" and figures.samples == 24
     assert figures.errored == 0 and figures.sample_retries == 0
@@ -121,15 +141,26 @@ def test_rate_limits_drops_and_broken_json(clean_run: Run, tmp_path: Path) -> No
     ids = ["101", "301", "501", "801"]
     cli = InspectCLI(tmp_path / "other-faults")
     with StubServer(faults=faults) as stub:
-        result = cli.run(full_demo(*AGENT_TIMEOUTS, "--sample-id", ",".join(ids), "--cache",
-                                   "--retry-on-error", "5", judges=JUDGES_WITH_TIMEOUTS),
-                         env={"VLLM_BASE_URL": stub.base_url})
+        result = cli.run(
+            full_demo(
+                *AGENT_TIMEOUTS,
+                "--sample-id",
+                ",".join(ids),
+                "--cache",
+                "--retry-on-error",
+                "5",
+                judges=JUDGES_WITH_TIMEOUTS,
+            ),
+            env={"VLLM_BASE_URL": stub.base_url},
+        )
         outcomes = stub.outcomes()
     assert_ran(result)
     figures = log_figures(only_log(cli))
     scores = sample_scores(only_log(cli))
-    print(f"\n429 (5%, Retry-After 1 s) + 3% dropped + 1% broken JSON, 4 scenes: "
-          f"{result.seconds:.1f} s, {dict(sorted(outcomes.items()))}\n  log: {figures}")
+    print(
+        f"\n429 (5%, Retry-After 1 s) + 3% dropped + 1% broken JSON, 4 scenes: "
+        f"{result.seconds:.1f} s, {dict(sorted(outcomes.items()))}\n  log: {figures}"
+    )
     assert outcomes["rate_limit_429"] > 0 and outcomes["drop"] > 0 and outcomes["malformed"] > 0
     assert figures.status == "success" and figures.errored == 0 and sorted(scores) == ids
     assert score_differences({i: clean_run.scores[i] for i in ids}, scores) == []
@@ -155,16 +186,20 @@ def test_kill_and_eval_retry_finishes_the_run(clean_run: Run, tmp_path: Path) ->
         env = {"VLLM_BASE_URL": stub.base_url}
         process = cli.start(args, env=env)
         try:
-            wait_for(lambda: len(stub.chat_records(outcome="ok")) >= 100 or process.poll() is not None,
-                     timeout=120)
+            wait_for(
+                lambda: len(stub.chat_records(outcome="ok")) >= 100 or process.poll() is not None,
+                timeout=120,
+            )
             assert process.poll() is None, (cli.root / "started.out").read_text()[-3000:]
         finally:
             kill_at = stub.now()
             kill_hard(process)
         before = len(stub.chat_records())
         # Requests that may have been answered without the answer reaching the cache.
-        in_flight = sum(r.started < kill_at and (r.duration is None or r.started + r.duration > kill_at - 1)
-                        for r in stub.chat_records())
+        in_flight = sum(
+            r.started < kill_at and (r.duration is None or r.started + r.duration > kill_at - 1)
+            for r in stub.chat_records()
+        )
         killed = log_figures(only_log(cli))
         retry = cli.run(["eval-retry", str(only_log(cli)), "--display", "none"], env=env)
         assert_ran(retry)
@@ -174,12 +209,14 @@ def test_kill_and_eval_retry_finishes_the_run(clean_run: Run, tmp_path: Path) ->
         distinct = len({r.body_key for r in stub.chat_records(outcome="ok")})
     final_log = cli.eval_logs()[-1]
     final = log_figures(final_log)
-    print(f"\nresume: killed after {before} requests (log: {killed.status}, {killed.samples} of "
-          f"{len(RESUME_IDS)} samples saved); eval-retry made {after - before} requests in "
-          f"{retry.seconds:.1f} s, {final.cache_reads} cache reads"
-          f"\n  calls needed {distinct}; requests {dict(outcomes)}; paid twice {paid_twice} "
-          f"(in flight at the kill: {in_flight}); without --cache the re-run samples would have "
-          f"paid {final.cache_reads + paid_twice} calls twice\n  final log: {final}")
+    print(
+        f"\nresume: killed after {before} requests (log: {killed.status}, {killed.samples} of "
+        f"{len(RESUME_IDS)} samples saved); eval-retry made {after - before} requests in "
+        f"{retry.seconds:.1f} s, {final.cache_reads} cache reads"
+        f"\n  calls needed {distinct}; requests {dict(outcomes)}; paid twice {paid_twice} "
+        f"(in flight at the kill: {in_flight}); without --cache the re-run samples would have "
+        f"paid {final.cache_reads + paid_twice} calls twice\n  final log: {final}"
+    )
     assert killed.status == "started" and killed.samples < len(RESUME_IDS)
     assert final.status == "success" and final.errored == 0
     scores = sample_scores(final_log)
@@ -205,24 +242,34 @@ def scene_views(records: list[RequestRecord]) -> tuple[dict[str, SceneView], dic
     owner = {c.name: str(s.sample_idx) for s in scenes for c in s.characters}
     views: dict[str, SceneView] = {}
     for scene in scenes:
-        questions = {q.question for c in scene.characters for g in c.goals
-                     for q in [*g.eval_questions.self_, *g.eval_questions.others,
-                               *g.eval_questions.judge]}
-        questions |= {mcq_prompt(m.question, m.options, OPTION_MARKS["upper"])
-                      for c in scene.characters for m in c.info_reason_questions}
-        greetings = {visible_text(Turn(index=0, speaker=name, text=GREETING)) for name in scene.names}
+        questions = {
+            q.question
+            for c in scene.characters
+            for g in c.goals
+            for q in [*g.eval_questions.self_, *g.eval_questions.others, *g.eval_questions.judge]
+        }
+        questions |= {
+            mcq_prompt(m.question, m.options, OPTION_MARKS["upper"])
+            for c in scene.characters
+            for m in c.info_reason_questions
+        }
+        greetings = {
+            visible_text(Turn(index=0, speaker=name, text=GREETING)) for name in scene.names
+        }
         views[str(scene.sample_idx)] = SceneView(scene, questions, greetings | {""})
     for record in records:  # every utterance, as the others see it later
         speaker = speaker_of(record)
         if speaker in owner and record.reply is not None:
-            views[owner[speaker]].transcript.add(visible_text(Turn(index=1, speaker=speaker, text=record.reply)))
+            views[owner[speaker]].transcript.add(
+                visible_text(Turn(index=1, speaker=speaker, text=record.reply))
+            )
     return views, owner
 
 
 def speaker_of(record: RequestRecord) -> str | None:
     if not record.system.startswith("You are "):
         return None
-    return record.system[len("You are "):].split(".", 1)[0]
+    return record.system[len("You are ") :].split(".", 1)[0]
 
 
 def split_question(record: RequestRecord, view: SceneView) -> tuple[str | None, list[str]]:
@@ -238,7 +285,9 @@ def split_question(record: RequestRecord, view: SceneView) -> tuple[str | None, 
 
 
 def judge_scene(record: RequestRecord, views: dict[str, SceneView]) -> str:
-    (scene_id,) = [i for i, view in views.items() if any(record.last.endswith(q) for q in view.questions)]
+    (scene_id,) = [
+        i for i, view in views.items() if any(record.last.endswith(q) for q in view.questions)
+    ]
     return scene_id
 
 
@@ -275,9 +324,13 @@ def test_models_never_see_other_characters_secrets_or_goals(clean_run: Run) -> N
             assert not other.secret or other.secret not in supplied, f"request {record.index}"
             # Interview questions may name another's goal ("has Leo achieved ..."): only there.
             goal_text = record.system if question else supplied
-            assert all(goal.goal not in goal_text for goal in other.goals), f"request {record.index}"
-    print(f"\nisolation: checked {len(clean_run.records)} requests {dict(kinds)} over "
-          f"{len(scenes_seen['turn'])} scenes; 0 leaks")
+            assert all(goal.goal not in goal_text for goal in other.goals), (
+                f"request {record.index}"
+            )
+    print(
+        f"\nisolation: checked {len(clean_run.records)} requests {dict(kinds)} over "
+        f"{len(scenes_seen['turn'])} scenes; 0 leaks"
+    )
     assert all(len(seen) == len(views) == 24 for seen in scenes_seen.values())
 
 
@@ -334,11 +387,26 @@ def file_server() -> Iterator[FileServer]:
 
 def goal_on_official(*extra: str) -> list[str]:
     # Not --display none: Inspect then prints no error message at all (exit code 1 only).
-    return ["eval", "agentsense/goal", "-T", "dataset=official", "-T", "max_messages=3",
-            "--model", "standin/persona/agent", "--limit", "1", "--display", "plain", *extra]
+    return [
+        "eval",
+        "agentsense/goal",
+        "-T",
+        "dataset=official",
+        "-T",
+        "max_messages=3",
+        "--model",
+        "standin/persona/agent",
+        "--limit",
+        "1",
+        "--display",
+        "plain",
+        *extra,
+    ]
 
 
-def test_official_download_tampered_rejected_good_cached(file_server: FileServer, tmp_path: Path) -> None:
+def test_official_download_tampered_rejected_good_cached(
+    file_server: FileServer, tmp_path: Path
+) -> None:
     good = b"".join(demo_path().read_bytes().splitlines(keepends=True)[:2])
     cli = InspectCLI(tmp_path / "official", env={"AGENTSENSE_DATA_URL": file_server.url})
     cache = Path(cli.env["AGENTSENSE_CACHE_DIR"])
@@ -346,10 +414,14 @@ def test_official_download_tampered_rejected_good_cached(file_server: FileServer
     # The plain CLI and the real pin: any other bytes are a tampered download.
     file_server.body = good
     rejected = cli.run(goal_on_official())
-    print(f"\ntampered download: exit {rejected.returncode} in {rejected.seconds:.1f} s, "
-          f"{len(file_server.requests)} requests")
+    print(
+        f"\ntampered download: exit {rejected.returncode} in {rejected.seconds:.1f} s, "
+        f"{len(file_server.requests)} requests"
+    )
     assert rejected.returncode == 1
-    assert "does not match the pinned blob id" in rejected.output and "not cached" in rejected.output
+    assert (
+        "does not match the pinned blob id" in rejected.output and "not cached" in rejected.output
+    )
     assert OFFICIAL_SOURCES["official"].blob in rejected.output
     assert not cache.exists() or not any(cache.iterdir())
     assert cli.eval_logs() == []
@@ -360,13 +432,21 @@ def test_official_download_tampered_rejected_good_cached(file_server: FileServer
     file_server.requests.clear()
     outputs, requests = [], []
     for _ in range(2):
-        done = subprocess.run(command, env={**cli.env, **env}, capture_output=True, text=True,
-                              timeout=300, cwd=cli.root)
+        done = subprocess.run(
+            command,
+            env={**cli.env, **env},
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=cli.root,
+        )
         assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
         outputs.append(done.stdout + done.stderr)
         requests.append(len(file_server.requests))
-    print(f"good download: first run {requests[0]} request(s), second run "
-          f"{requests[1] - requests[0]} request(s)")
+    print(
+        f"good download: first run {requests[0]} request(s), second run "
+        f"{requests[1] - requests[0]} request(s)"
+    )
     assert requests == [1, 1]
     assert [p.name for p in cache.iterdir()] == [f"final_data-{git_blob_id(good)}.jsonl"]
     assert "downloading final_data.jsonl" in outputs[0] and "downloading" not in outputs[1]

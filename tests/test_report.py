@@ -40,9 +40,16 @@ S1, S2, R1 = "standin/persona/s1", "standin/persona/s2", "standin/persona/r1"
 TWO_PER_TEMPLATE = [100 * t + k for t in range(1, 9) for k in (1, 2)]
 WITH_MCQ = [101, 102, 301, 302, 501, 502, 801, 802]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-CATEGORIES = {"Information Acquisition", "Information Provision", "Relationship Building",
-              "Relationship Maintenance", "Identity Recognition", "Cooperation", "Competition",
-              "Conflict Resolution"}
+CATEGORIES = {
+    "Information Acquisition",
+    "Information Provision",
+    "Relationship Building",
+    "Relationship Maintenance",
+    "Identity Recognition",
+    "Cooperation",
+    "Competition",
+    "Conflict Resolution",
+}
 
 
 def run(task: Task, model: str, log_dir: Path, **kwargs: Any) -> EvalLog:
@@ -56,13 +63,30 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EvalLog]:
     root = tmp_path_factory.mktemp("report-logs")
     judges = {"judge": JUDGES}
     made = {
-        A: run(full(dataset="demo", max_messages=5), A, root, model_roles=judges, sample_id=TWO_PER_TEMPLATE),
-        B: run(full(dataset="demo", max_messages=5), B, root, model_roles=judges, sample_id=TWO_PER_TEMPLATE),
+        A: run(
+            full(dataset="demo", max_messages=5),
+            A,
+            root,
+            model_roles=judges,
+            sample_id=TWO_PER_TEMPLATE,
+        ),
+        B: run(
+            full(dataset="demo", max_messages=5),
+            B,
+            root,
+            model_roles=judges,
+            sample_id=TWO_PER_TEMPLATE,
+        ),
         "blind": run(blind(dataset="demo", epochs=2), A, root, sample_id=WITH_MCQ),
     }
     for sender in (S1, S2):
-        made[sender] = run(pairwise(dataset="demo", max_messages=5), "standin/persona/agent", root,
-                           model_roles={**judges, "sender": sender, "receiver": R1}, sample_id=[101, 102, 301, 302])
+        made[sender] = run(
+            pairwise(dataset="demo", max_messages=5),
+            "standin/persona/agent",
+            root,
+            model_roles={**judges, "sender": sender, "receiver": R1},
+            sample_id=[101, 102, 301, 302],
+        )
     return made
 
 
@@ -116,18 +140,24 @@ def test_table_one_matches_the_log_metrics(out: Path, logs: dict[str, EvalLog]) 
         row, log = table.loc[model], logs[model]
         for key in ("self", "other", "judge_mean", "judge_majority", "mcq_accuracy"):
             assert math.isclose(row[f"{key}_mean"], metric(log, key, "mean"))
-        assert math.isclose(row["judge: standin/persona/judge-b_mean"], metric(log, "judge_2", "mean"))
+        assert math.isclose(
+            row["judge: standin/persona/judge-b_mean"], metric(log, "judge_2", "mean")
+        )
         # Every template has 2 scenes here, so the report's PSI is the logged official PSI.
         assert math.isclose(row["goal_psi_mean"], metric(log, "judge_majority", "agentsense/psi"))
         assert math.isclose(row["mcq_psi_mean"], metric(log, "mcq_accuracy", "agentsense/psi"))
-        assert row["judge_majority_n"] == len(TWO_PER_TEMPLATE) and row["mcq_accuracy_n"] == len(WITH_MCQ)
+        assert row["judge_majority_n"] == len(TWO_PER_TEMPLATE) and row["mcq_accuracy_n"] == len(
+            WITH_MCQ
+        )
 
 
 def test_confidence_intervals_are_student_t(out: Path, logs: dict[str, EvalLog]) -> None:
     row = table_one(out).loc[A]
     values = [v[0] for v in scene_values(logs[A], "judge_majority").values()]
     low, high = sps.t.interval(0.95, len(values) - 1, loc=np.mean(values), scale=sps.sem(values))
-    assert math.isclose(row["judge_majority_ci_low"], low) and math.isclose(row["judge_majority_ci_high"], high)
+    assert math.isclose(row["judge_majority_ci_low"], low) and math.isclose(
+        row["judge_majority_ci_high"], high
+    )
 
 
 def test_blind_accuracy_sits_next_to_the_real_one(out: Path, logs: dict[str, EvalLog]) -> None:
@@ -149,8 +179,12 @@ def test_category_breakdown_counts_every_goal(out: Path) -> None:
     frame = pd.read_csv(out / "by_category.csv")
     part = frame[(frame["group"] == A) & (frame["metric"] == "judge_majority")]
     assert set(part["category"]) == CATEGORIES
-    goals = sum(len(c.goals) for s in load_scenarios("demo") if s.sample_idx in TWO_PER_TEMPLATE
-                for c in s.characters)
+    goals = sum(
+        len(c.goals)
+        for s in load_scenarios("demo")
+        if s.sample_idx in TWO_PER_TEMPLATE
+        for c in s.characters
+    )
     assert part["n"].sum() == goals
     over = pd.read_csv(out / "overconfidence.csv")
     assert set(over["metric"]) == {"overconfidence"} and set(over["category"]) == CATEGORIES
@@ -167,7 +201,12 @@ def test_scene_breakdowns(out: Path) -> None:
 
 def test_goal_rows_reproduce_the_scene_scores(logs: dict[str, EvalLog]) -> None:
     runs = load_runs([logs[A].location])
-    goals = runs.goals.groupby(["id", "character"])[["self", "judge_majority"]].mean().groupby("id").mean()
+    goals = (
+        runs.goals.groupby(["id", "character"])[["self", "judge_majority"]]
+        .mean()
+        .groupby("id")
+        .mean()
+    )
     scenes = runs.scenes.set_index("id")
     for key in ("self", "judge_majority"):
         assert np.allclose(goals[key].sort_index(), scenes.loc[goals.index, key].sort_index())
@@ -188,8 +227,9 @@ def test_attacker_and_defender(out: Path, logs: dict[str, EvalLog]) -> None:
 
 def test_sender_receiver_matrices(out: Path) -> None:
     pairs = pd.read_csv(out / "pairs.csv").set_index("sender")
-    assert list(pairs.index) == [S1, S2] and list(pairs.columns) == [f"{R1}_{p}" for p in
-                                                                     ("mean", "ci_low", "ci_high", "n")]
+    assert list(pairs.index) == [S1, S2] and list(pairs.columns) == [
+        f"{R1}_{p}" for p in ("mean", "ci_low", "ci_high", "n")
+    ]
     assert (pairs[f"{R1}_n"] == 4).all()
     for name in ("pairs_senders.csv", "pairs_receivers.csv"):
         assert (pd.read_csv(out / name)[f"{R1}_n"] == 4).all()
@@ -216,10 +256,14 @@ def test_chi_square_test_of_app_d6(out: Path, logs: dict[str, EvalLog]) -> None:
 
 
 def test_abnormal_means_rejected_by_more_than_half_the_runs() -> None:
-    tests = pd.DataFrame({
-        "group": ["m1", "m2", "m3", "m1", "m2", "m3"], "template_id": [1, 1, 1, 2, 2, 2],
-        "p": [0.01, 0.02, 0.5, 0.01, 0.5, 0.5], "rejected": [True, True, False, True, False, False],
-    })
+    tests = pd.DataFrame(
+        {
+            "group": ["m1", "m2", "m3", "m1", "m2", "m3"],
+            "template_id": [1, 1, 1, 2, 2, 2],
+            "p": [0.01, 0.02, 0.5, 0.01, 0.5, 0.5],
+            "rejected": [True, True, False, True, False, False],
+        }
+    )
     result = abnormal_templates(tests).set_index("template_id")
     assert result.loc[1, "abnormal"] and not result.loc[2, "abnormal"]
     assert result.loc[1, "rejections"] == 2 and result.loc[1, "runs_tested"] == 3
@@ -239,9 +283,19 @@ def test_variance_test_matches_its_formula() -> None:
 def test_figures_are_valid_pngs(out: Path) -> None:
     records = json.loads((out / "figures.json").read_text(encoding="utf-8"))
     files = {record["file"] for record in records}
-    assert files == {"overall.png", "by_category.png", "overconfidence.png", "by_scenario_type.png",
-                     "by_participants.png", "by_rounds.png", "pairs.png", "pairs_senders.png",
-                     "pairs_receivers.png", "attack_defence.png", "sensitivity.png"}
+    assert files == {
+        "overall.png",
+        "by_category.png",
+        "overconfidence.png",
+        "by_scenario_type.png",
+        "by_participants.png",
+        "by_rounds.png",
+        "pairs.png",
+        "pairs_senders.png",
+        "pairs_receivers.png",
+        "attack_defence.png",
+        "sensitivity.png",
+    }
     for name in files:
         path = out / "figures" / name
         assert path.read_bytes()[:8] == PNG_MAGIC
@@ -260,7 +314,9 @@ def test_figures_show_the_expected_series(out: Path) -> None:
     csv = pd.read_csv(out / "by_category.csv")
     shown = dict(zip(category["panels"][2]["x"], category["panels"][2]["series"][A], strict=True))
     for row in csv[(csv["group"] == A) & (csv["metric"] == "judge_majority")].itertuples():
-        assert shown[row.category]["n"] == row.n and math.isclose(shown[row.category]["mean"], row.mean)
+        assert shown[row.category]["n"] == row.n and math.isclose(
+            shown[row.category]["mean"], row.mean
+        )
         assert shown[row.category]["low"] <= row.mean <= shown[row.category]["high"]
     heatmap = records["pairs.png"]["panels"][0]
     assert heatmap["rows"] == [S1, S2] and heatmap["columns"] == [R1]
@@ -271,9 +327,16 @@ def test_figures_show_the_expected_series(out: Path) -> None:
 # --- settings, labels, errors ------------------------------------------------------------------
 
 
-def test_mixed_protocols_are_refused_unless_allowed(logs: dict[str, EvalLog], tmp_path: Path) -> None:
-    corrected = run(goal(dataset="demo", protocol="corrected", max_messages=5), A, tmp_path,
-                    model_roles={"judge": JUDGES}, sample_id=[101])
+def test_mixed_protocols_are_refused_unless_allowed(
+    logs: dict[str, EvalLog], tmp_path: Path
+) -> None:
+    corrected = run(
+        goal(dataset="demo", protocol="corrected", max_messages=5),
+        A,
+        tmp_path,
+        model_roles={"judge": JUDGES},
+        sample_id=[101],
+    )
     runs = load_runs([logs[A].location, corrected.location])
     with pytest.raises(ReportError, match="mode: 'corrected'"):
         build_units(runs)
@@ -283,8 +346,13 @@ def test_mixed_protocols_are_refused_unless_allowed(logs: dict[str, EvalLog], tm
 
 
 def test_rounds_split_rows_without_mixing(logs: dict[str, EvalLog], tmp_path: Path) -> None:
-    short = run(full(dataset="demo", max_messages=3), A, tmp_path, model_roles={"judge": JUDGES},
-                sample_id=[101, 102])
+    short = run(
+        full(dataset="demo", max_messages=3),
+        A,
+        tmp_path,
+        model_roles={"judge": JUDGES},
+        sample_id=[101, 102],
+    )
     units = build_units(load_runs([logs[A].location, short.location]))
     assert set(units.scenes["group"]) == {f"{A} [rounds=5]", f"{A} [rounds=3]"}
     frame = scene_breakdown(units, "rounds")
@@ -294,8 +362,10 @@ def test_rounds_split_rows_without_mixing(logs: dict[str, EvalLog], tmp_path: Pa
 def test_labels_override_the_records(logs: dict[str, EvalLog]) -> None:
     runs = load_runs([logs[A].location])
     goal_row = runs.goals.iloc[0]
-    labels = Labels(scenario_types={str(i): "custom" for i in TWO_PER_TEMPLATE[:4]},
-                    goal_categories={str(goal_row["id"]): {goal_row["character"]: {goal_row["goal"]: "Other"}}})
+    labels = Labels(
+        scenario_types={str(i): "custom" for i in TWO_PER_TEMPLATE[:4]},
+        goal_categories={str(goal_row["id"]): {goal_row["character"]: {goal_row["goal"]: "Other"}}},
+    )
     apply_labels(runs, labels)
     assert (runs.scenes["scenario_type"] == "custom").sum() == 4
     assert runs.goals.iloc[0]["category"] == "Other" and runs.goals.iloc[1]["category"] != "Other"
@@ -304,8 +374,11 @@ def test_labels_override_the_records(logs: dict[str, EvalLog]) -> None:
 def test_cli_errors_are_messages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", str(tmp_path / "missing"), "--out", str(tmp_path / "o")]) == 2
     assert "no such file or folder" in capsys.readouterr().err
-    other = run(Task(dataset=[Sample(input="Say hi", target="hi")], solver=generate(), scorer=match()),
-                A, tmp_path / "other")
+    other = run(
+        Task(dataset=[Sample(input="Say hi", target="hi")], solver=generate(), scorer=match()),
+        A,
+        tmp_path / "other",
+    )
     assert main(["report", other.location, "--out", str(tmp_path / "o")]) == 2
     error = capsys.readouterr().err
     assert "Not AgentSense logs" in error and "Traceback" not in error
@@ -360,7 +433,11 @@ def labeller() -> Any:
             count = len(re.findall(r"^\d+\. ", prompt, flags=re.MULTILINE))
             text = json.dumps({str(i): "cooperation" for i in range(1, count + 1)})
         else:
-            text = "```json\n" + json.dumps(dict.fromkeys(first_json_object(prompt) or {}, "Sender")) + "\n```"
+            text = (
+                "```json\n"
+                + json.dumps(dict.fromkeys(first_json_object(prompt) or {}, "Sender"))
+                + "\n```"
+            )
         output = ModelOutput.from_content(model="labeller", content=text)
         output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
         return output
@@ -372,8 +449,13 @@ def test_labelling_task_and_export(tmp_path: Path) -> None:
     from agentsense.report.labels import read_labels
     from agentsense.tasks.labelling import labelling
 
-    log = run(labelling(dataset="demo"), "standin/persona/agent", tmp_path, sample_id=[101, 203, 301],
-              model_roles={"labeller": labeller()})
+    log = run(
+        labelling(dataset="demo"),
+        "standin/persona/agent",
+        tmp_path,
+        sample_id=[101, 203, 301],
+        model_roles={"labeller": labeller()},
+    )
     scenes = {s.sample_idx: s for s in load_scenarios("demo")}
     for sample in log.samples or []:
         scene, value = scenes[sample.id], sample.scores["label_agreement"].value  # type: ignore[index]
@@ -383,11 +465,22 @@ def test_labelling_task_and_export(tmp_path: Path) -> None:
         roles = list((scene.roles or {}).values())
         assert math.isclose(value["role_agreement"], roles.count("sender") / len(roles))  # type: ignore[index]
     labels_file, dataset_file = tmp_path / "labels.json", tmp_path / "labelled.jsonl"
-    assert main(["labels", log.location, "--out", str(labels_file), "--dataset-out", str(dataset_file)]) == 0
+    assert (
+        main(
+            ["labels", log.location, "--out", str(labels_file), "--dataset-out", str(dataset_file)]
+        )
+        == 0
+    )
     labels = read_labels(labels_file)
-    assert labels.scenario_types == {"101": "small society", "203": "small society", "301": "small society"}
+    assert labels.scenario_types == {
+        "101": "small society",
+        "203": "small society",
+        "301": "small society",
+    }
     assert set(labels.goal_categories["301"]) == set(scenes[301].names)
     records = [json.loads(line) for line in dataset_file.read_text(encoding="utf-8").splitlines()]
     assert all(set(r["roles"].values()) == {"sender"} for r in records)
-    assert all(g["category"] == "Cooperation" for r in records for c in r["characters"] for g in c["goals"])
+    assert all(
+        g["category"] == "Cooperation" for r in records for c in r["characters"] for g in c["goals"]
+    )
     assert main(["labels", str(tmp_path / "nope.eval"), "--out", str(labels_file)]) == 2

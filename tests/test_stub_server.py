@@ -22,17 +22,24 @@ from agentsense.stub import Faults, Latency, StubServer
 from agentsense.stub.pytest_plugin import StubFactory
 
 PARITY = Path("/work/shared/reference/sense-parity/sense_parity.json")
-SYSTEM = ("You are Mira. Mira is a nurse.\n\nNow you are in a social scene. A dinner.\n\n"
-          "SOCIAL GOALS: To reassure Leo about the move. To keep the evening calm.\n\nSECRETS: N/A.")
+SYSTEM = (
+    "You are Mira. Mira is a nurse.\n\nNow you are in a social scene. A dinner.\n\n"
+    "SOCIAL GOALS: To reassure Leo about the move. To keep the evening calm.\n\nSECRETS: N/A."
+)
 
 
 def chat_body(last: str, model: str = "agent", **params: Any) -> dict[str, Any]:
-    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "Leo: Hi, there!"},
-                {"role": "user", "content": last}]
+    messages = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": "Leo: Hi, there!"},
+        {"role": "user", "content": last},
+    ]
     return {"model": model, "messages": messages, **params}
 
 
-def post(url: str, body: dict[str, Any] | bytes, timeout: float = 10) -> tuple[int, dict[str, str], bytes]:
+def post(
+    url: str, body: dict[str, Any] | bytes, timeout: float = 10
+) -> tuple[int, dict[str, str], bytes]:
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
     request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
     try:
@@ -57,8 +64,10 @@ def completion(stub: StubServer, body: dict[str, Any]) -> str:
 
 
 def test_chat_completion_shape_and_request_log(stub: StubServer) -> None:
-    status, _, data = post(f"{stub.base_url}/chat/completions",
-                           chat_body("Leo: What now?", temperature=0.7, max_tokens=64, seed=3))
+    status, _, data = post(
+        f"{stub.base_url}/chat/completions",
+        chat_body("Leo: What now?", temperature=0.7, max_tokens=64, seed=3),
+    )
     assert status == 200
     reply = json.loads(data)
     assert reply["object"] == "chat.completion" and reply["model"] == "agent"
@@ -99,7 +108,10 @@ def test_streaming_is_refused_clearly(stub: StubServer) -> None:
 
 def test_content_parts_are_read_as_text(stub: StubServer) -> None:
     body = chat_body("ignored")
-    body["messages"][-1]["content"] = [{"type": "text", "text": "Leo: "}, {"type": "text", "text": "hi"}]
+    body["messages"][-1]["content"] = [
+        {"type": "text", "text": "Leo: "},
+        {"type": "text", "text": "hi"},
+    ]
     completion(stub, body)
     assert stub.chat_records()[0].last == "Leo: hi"
 
@@ -135,13 +147,17 @@ def test_reproduces_every_recorded_official_reply(stub: StubServer) -> None:
         messages = [{"role": m["role"], "content": m["content"]} for m in recorded["messages"]]
         body = {"model": f"parity/{recorded['model']}", "messages": messages}
         mismatches += completion(stub, body) != recorded["response"]
-    print(f"parity fixture requests replayed through the stub: {len(requests)}, mismatches: {mismatches}")
+    print(
+        f"parity fixture requests replayed through the stub: {len(requests)}, mismatches: {mismatches}"
+    )
     assert len(requests) > 100 and mismatches == 0
 
 
 def test_persona_answers_like_a_model(stub: StubServer) -> None:
-    yes_no = [completion(stub, chat_body(f"Has Mira achieved goal {i}? Answer Yes or No."))
-              for i in range(40)]
+    yes_no = [
+        completion(stub, chat_body(f"Has Mira achieved goal {i}? Answer Yes or No."))
+        for i in range(40)
+    ]
     assert all(a.split(",")[0].rstrip(".") in ("Yes", "No") for a in yes_no)
     assert {"Yes", "No"} <= {a.split(",")[0].rstrip(".") for a in yes_no}
     mcq = "Please answer the question and only output your choice.\nWho? Options: (A) x; (B) y; (C) z."
@@ -163,7 +179,9 @@ def test_fault_draws_are_deterministic_and_near_their_rates() -> None:
     assert abs(rates["rate_limit_429"] - 0.1) < 0.02
     # A retry is a new draw, and another seed gives other draws.
     assert first != [faults.decide(key, 1) for key in keys]
-    assert first != [Faults(error_500=0.2, hang=0.05, rate_limit_429=0.1, seed=8).decide(k, 0) for k in keys]
+    assert first != [
+        Faults(error_500=0.2, hang=0.05, rate_limit_429=0.1, seed=8).decide(k, 0) for k in keys
+    ]
 
 
 def test_fault_rates_are_validated() -> None:
@@ -287,8 +305,20 @@ def test_clear_resets_log_and_attempts(stub: StubServer) -> None:
 def test_command_line(tmp_path: Path) -> None:
     log = tmp_path / "log.jsonl"
     process = subprocess.Popen(
-        [sys.executable, "-m", "agentsense.stub", "--port", "0", "--fail-500", "1", "--log", str(log)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "agentsense.stub",
+            "--port",
+            "0",
+            "--fail-500",
+            "1",
+            "--log",
+            str(log),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert process.stdout is not None
@@ -305,6 +335,10 @@ def test_command_line(tmp_path: Path) -> None:
 
 
 def test_command_line_rejects_bad_options() -> None:
-    done = subprocess.run([sys.executable, "-m", "agentsense.stub", "--latency", "soon"],
-                          capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [sys.executable, "-m", "agentsense.stub", "--latency", "soon"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert done.returncode == 2 and "--latency" in done.stderr

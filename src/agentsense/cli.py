@@ -19,46 +19,87 @@ EXIT_ERROR = 2
 
 
 def _report_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser("report", help="tables, figures and statistics from AgentSense logs",
-                                 description="Write report.md, CSV tables and PNG figures from AgentSense logs.")
-    parser.add_argument("logs", nargs="+", metavar="LOG_OR_DIR", help="log files or folders of logs")
+    parser = commands.add_parser(
+        "report",
+        help="tables, figures and statistics from AgentSense logs",
+        description="Write report.md, CSV tables and PNG figures from AgentSense logs.",
+    )
+    parser.add_argument(
+        "logs", nargs="+", metavar="LOG_OR_DIR", help="log files or folders of logs"
+    )
     parser.add_argument("--out", required=True, type=Path, help="output folder (created if needed)")
-    parser.add_argument("--allow-mixed", action="store_true",
-                        help="put runs made with different protocol settings side by side")
+    parser.add_argument(
+        "--allow-mixed",
+        action="store_true",
+        help="put runs made with different protocol settings side by side",
+    )
     parser.add_argument("--labels", type=Path, help="labels file (JSON) from `agentsense labels`")
-    parser.add_argument("--sensitivity-metric", default="judge_majority",
-                        help="scene score tested for abnormal templates (default: judge_majority)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument(
+        "--sensitivity-metric",
+        default="judge_majority",
+        help="scene score tested for abnormal templates (default: judge_majority)",
+    )
+    parser.add_argument(
+        "--alpha", type=float, default=0.05, help="significance level (default 0.05)"
+    )
 
 
 def _compare_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser("compare", help="paired regression test of NEW against BASE (CI gate)",
-                                 description="Pair samples by (id, epoch) and test whether NEW is worse "
-                                             "than BASE by more than --max-drop.")
+    parser = commands.add_parser(
+        "compare",
+        help="paired regression test of NEW against BASE (CI gate)",
+        description="Pair samples by (id, epoch) and test whether NEW is worse "
+        "than BASE by more than --max-drop.",
+    )
     parser.add_argument("base", metavar="BASE", help="baseline log (or folder with one run)")
     parser.add_argument("new", metavar="NEW", help="new log (or folder with one run)")
-    parser.add_argument("--metric", action="append", default=[],
-                        help="score key to test (repeatable; default: judge_majority, mcq_accuracy, "
-                             "blind_mcq_accuracy, those scored in both)")
-    parser.add_argument("--max-drop", type=float, default=0.0,
-                        help="allowed drop of the mean, as a fraction (0.02 = 2 points; default 0)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    parser.add_argument("--test", choices=["t", "wilcoxon"], default="t",
-                        help="one-sided regression test (default: t)")
-    parser.add_argument("--allow-mixed", action="store_true", help="compare runs made with different settings")
-    parser.add_argument("--allow-incomplete", action="store_true",
-                        help="compare even if a run did not finish or NEW lacks samples of BASE")
+    parser.add_argument(
+        "--metric",
+        action="append",
+        default=[],
+        help="score key to test (repeatable; default: judge_majority, mcq_accuracy, "
+        "blind_mcq_accuracy, those scored in both)",
+    )
+    parser.add_argument(
+        "--max-drop",
+        type=float,
+        default=0.0,
+        help="allowed drop of the mean, as a fraction (0.02 = 2 points; default 0)",
+    )
+    parser.add_argument(
+        "--alpha", type=float, default=0.05, help="significance level (default 0.05)"
+    )
+    parser.add_argument(
+        "--test",
+        choices=["t", "wilcoxon"],
+        default="t",
+        help="one-sided regression test (default: t)",
+    )
+    parser.add_argument(
+        "--allow-mixed", action="store_true", help="compare runs made with different settings"
+    )
+    parser.add_argument(
+        "--allow-incomplete",
+        action="store_true",
+        help="compare even if a run did not finish or NEW lacks samples of BASE",
+    )
     parser.add_argument("--csv", type=Path, help="also write the comparison as CSV")
 
 
 def _labels_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser("labels", help="export the labels of an agentsense/labelling log",
-                                 description="Write the labels of an agentsense/labelling log as JSON "
-                                             "(for `agentsense report --labels`).")
+    parser = commands.add_parser(
+        "labels",
+        help="export the labels of an agentsense/labelling log",
+        description="Write the labels of an agentsense/labelling log as JSON "
+        "(for `agentsense report --labels`).",
+    )
     parser.add_argument("log", metavar="LOG", help="log of agentsense/labelling")
     parser.add_argument("--out", required=True, type=Path, help="labels file to write (JSON)")
-    parser.add_argument("--dataset-out", type=Path,
-                        help="also write the labelled scenes as JSONL (with roles, categories, types)")
+    parser.add_argument(
+        "--dataset-out",
+        type=Path,
+        help="also write the labelled scenes as JSONL (with roles, categories, types)",
+    )
 
 
 def parser() -> argparse.ArgumentParser:
@@ -73,29 +114,46 @@ def parser() -> argparse.ArgumentParser:
 def run_report(args: argparse.Namespace) -> int:
     from .report.build import ReportOptions, write_report
 
-    options = ReportOptions(out=args.out, allow_mixed=args.allow_mixed, labels=args.labels,
-                            sensitivity_metric=args.sensitivity_metric, alpha=args.alpha)
+    options = ReportOptions(
+        out=args.out,
+        allow_mixed=args.allow_mixed,
+        labels=args.labels,
+        sensitivity_metric=args.sensitivity_metric,
+        alpha=args.alpha,
+    )
     report = write_report(args.logs, options)
-    print(f"Wrote {args.out / 'report.md'}: {len(report.tables)} tables, {len(report.figures)} figures.")
+    print(
+        f"Wrote {args.out / 'report.md'}: {len(report.tables)} tables, {len(report.figures)} figures."
+    )
     return EXIT_OK
 
 
 def run_compare(args: argparse.Namespace) -> int:
     from .report.compare import CompareOptions, compare, comparison_frame, comparison_table
 
-    options = CompareOptions(metrics=args.metric, max_drop=args.max_drop, alpha=args.alpha, test=args.test,
-                             allow_mixed=args.allow_mixed, allow_incomplete=args.allow_incomplete)
+    options = CompareOptions(
+        metrics=args.metric,
+        max_drop=args.max_drop,
+        alpha=args.alpha,
+        test=args.test,
+        allow_mixed=args.allow_mixed,
+        allow_incomplete=args.allow_incomplete,
+    )
     comparison = compare([args.base], [args.new], options)
     print(comparison_table(comparison, options))
-    print(f"\n{comparison.pairs} paired samples; {comparison.base_only} only in BASE, "
-          f"{comparison.new_only} only in NEW.")
+    print(
+        f"\n{comparison.pairs} paired samples; {comparison.base_only} only in BASE, "
+        f"{comparison.new_only} only in NEW."
+    )
     for note in comparison.notes:
         print(f"Note: {note}")
     if args.csv is not None:
         comparison_frame(comparison).to_csv(args.csv, index=False)
     failed = [r.metric for r in comparison.results if r.regression]
     if failed:
-        print(f"REGRESSION: {', '.join(failed)} dropped by more than {args.max_drop:g} (p < {args.alpha:g}).")
+        print(
+            f"REGRESSION: {', '.join(failed)} dropped by more than {args.max_drop:g} (p < {args.alpha:g})."
+        )
         return EXIT_REGRESSION
     print("No significant regression.")
     return EXIT_OK

@@ -23,7 +23,9 @@ class Protocol(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     mode: Mode = "official"
-    max_messages: int = Field(default=15, ge=2, description="messages in all, the greeting included")
+    max_messages: int = Field(
+        default=15, ge=2, description="messages in all, the greeting included"
+    )
     agent_temperature: float = Field(default=1.0, ge=0.0)
     judge_temperature: float = Field(default=0.0, ge=0.0)
     max_tokens: int = Field(default=128, ge=1)

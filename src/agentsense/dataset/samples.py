@@ -55,7 +55,9 @@ def scene_metadata(scene: Scenario, model_roles: Mapping[str, str | None]) -> di
         "scenario_type": scene.scenario_type,
         "n_characters": len(scene.characters),
         "has_mcq": scene.has_mcq,
-        "goal_categories": sorted({g.category for c in scene.characters for g in c.goals if g.category}),
+        "goal_categories": sorted(
+            {g.category for c in scene.characters for g in c.goals if g.category}
+        ),
         "model_roles": dict(model_roles),
         "scenario": scene.model_dump(mode="json", by_alias=True, exclude_none=True),
     }

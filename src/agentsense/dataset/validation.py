@@ -94,7 +94,9 @@ def _record_loc(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
     return tuple(part for part in loc if not (isinstance(part, str) and _UNION_TAG.match(part)))
 
 
-def _schema_problems(file: str, line: int, raw: dict[str, Any], error: ValidationError) -> list[Problem]:
+def _schema_problems(
+    file: str, line: int, raw: dict[str, Any], error: ValidationError
+) -> list[Problem]:
     sample_idx = raw.get("sample_idx")
     merged: dict[str, tuple[str, list[str]]] = {}  # field -> (found, expected alternatives)
     for item in error.errors(include_url=False):
@@ -141,8 +143,11 @@ def _scene_problems(file: str, line: int, scenario: Scenario) -> list[Problem]:
         goal_texts = Counter(goal.goal for goal in character.goals)
         for text, count in goal_texts.items():
             if count > 1:
-                add(f"characters[{c}].goals", f"the goal {_short(text)} {count} times",
-                    "distinct goals per character")
+                add(
+                    f"characters[{c}].goals",
+                    f"the goal {_short(text)} {count} times",
+                    "distinct goals per character",
+                )
         for g, goal in enumerate(character.goals):
             base = f"characters[{c}].goals[{g}].eval_questions"
             if goal.eval_questions.count == 0:
@@ -151,25 +156,37 @@ def _scene_problems(file: str, line: int, scenario: Scenario) -> list[Problem]:
                 entries = goal.eval_questions.self_ if dim == "self" else goal.eval_questions.others
                 for q, entry in enumerate(entries):
                     if entry.obj not in known:
-                        add(f"{base}.{dim}[{q}].obj", _short(entry.obj),
-                            f"one of the scene's characters {sorted(known)}")
+                        add(
+                            f"{base}.{dim}[{q}].obj",
+                            _short(entry.obj),
+                            f"one of the scene's characters {sorted(known)}",
+                        )
         for q, mcq in enumerate(character.info_reason_questions):
             base = f"characters[{c}].info_reason_questions[{q}]"
             n_options = len(mcq.options or [])
             if mcq.options is not None and n_options < 2:
                 add(f"{base}.options", f"{n_options} options", "at least 2 options")
             if mcq.answer_label < 0 or (mcq.options is not None and mcq.answer_label >= n_options):
-                add(f"{base}.answer_label", str(mcq.answer_label),
+                add(
+                    f"{base}.answer_label",
+                    str(mcq.answer_label),
                     f"a 0-based index into the {n_options} options (0..{n_options - 1})"
-                    if mcq.options is not None else "a 0-based option index (0 or more)")
+                    if mcq.options is not None
+                    else "a 0-based option index (0 or more)",
+                )
     if scenario.speaker_order is not None or scenario.start_speaker is not None:
         if scenario.speaker_order is None or scenario.start_speaker is None:
-            add("speaker_order", "only one of start_speaker and speaker_order",
-                "both fields, or neither")
+            add(
+                "speaker_order",
+                "only one of start_speaker and speaker_order",
+                "both fields, or neither",
+            )
         else:
             reason = check_order(names, scenario.start_speaker, scenario.speaker_order)
             if reason:
-                add("speaker_order", reason, "a start speaker and turns that never repeat a speaker")
+                add(
+                    "speaker_order", reason, "a start speaker and turns that never repeat a speaker"
+                )
     if scenario.roles is not None:
         for name in scenario.roles:
             if name not in known:
@@ -182,7 +199,9 @@ def _decode(file: str, number: int, data: bytes) -> tuple[str | None, Problem | 
         return data.decode("utf-8"), None
     except UnicodeDecodeError as error:
         found = f"bytes that are not UTF-8 at column {error.start + 1}"
-        return None, Problem(file, number, None, "", found, "UTF-8 text (re-save the file as UTF-8)")
+        return None, Problem(
+            file, number, None, "", found, "UTF-8 text (re-save the file as UTF-8)"
+        )
 
 
 def _parse_line(file: str, number: int, text: str) -> tuple[dict[str, Any] | None, Problem | None]:
@@ -203,13 +222,35 @@ def read_scenarios(path: str | Path) -> list[Scenario]:
     try:
         data = Path(path).read_bytes()
     except OSError as error:
-        raise DatasetError(file, [Problem(file, None, None, "", f"an unreadable file ({error.strerror})",
-                                          "a readable JSONL file")]) from None
+        raise DatasetError(
+            file,
+            [
+                Problem(
+                    file,
+                    None,
+                    None,
+                    "",
+                    f"an unreadable file ({error.strerror})",
+                    "a readable JSONL file",
+                )
+            ],
+        ) from None
     if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark is harmless
         data = data[3:]
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # one clear message, not one per line
-        raise DatasetError(file, [Problem(file, None, None, "", "a UTF-16 file (byte-order mark)",
-                                          "UTF-8 text (re-save the file as UTF-8)")])
+        raise DatasetError(
+            file,
+            [
+                Problem(
+                    file,
+                    None,
+                    None,
+                    "",
+                    "a UTF-16 file (byte-order mark)",
+                    "UTF-8 text (re-save the file as UTF-8)",
+                )
+            ],
+        )
     problems: list[Problem] = []
     scenarios: list[tuple[int, Scenario]] = []
     for number, chunk in enumerate(data.split(b"\n"), start=1):
@@ -228,15 +269,30 @@ def read_scenarios(path: str | Path) -> list[Scenario]:
         problems.extend(_scene_problems(file, number, scenario))
         scenarios.append((number, scenario))
     if not scenarios and not problems:
-        problems.append(Problem(file, None, None, "", "no records (the file is empty)",
-                                "one scenario record per line"))
+        problems.append(
+            Problem(
+                file,
+                None,
+                None,
+                "",
+                "no records (the file is empty)",
+                "one scenario record per line",
+            )
+        )
     seen: dict[str, int] = {}
     for number, scenario in scenarios:
         key = str(scenario.sample_idx)
         if key in seen:
-            problems.append(Problem(file, number, scenario.sample_idx, "sample_idx",
-                                    f"{_short(scenario.sample_idx)}, already used on line {seen[key]}",
-                                    "a sample_idx unique in the file"))
+            problems.append(
+                Problem(
+                    file,
+                    number,
+                    scenario.sample_idx,
+                    "sample_idx",
+                    f"{_short(scenario.sample_idx)}, already used on line {seen[key]}",
+                    "a sample_idx unique in the file",
+                )
+            )
         else:
             seen[key] = number
     if problems:

@@ -46,7 +46,13 @@ class Request:
 Rule = Callable[[Request], str]
 
 _PARITY_MCQ = ("(B)", "B", "(C) I think so.", "A.", "I am not sure about this one.")
-_PARITY_YES_NO = ("Yes.", "No.", "yes, definitely.", "Yes\nbecause the conversation shows it.", "No, but they tried.")
+_PARITY_YES_NO = (
+    "Yes.",
+    "No.",
+    "yes, definitely.",
+    "Yes\nbecause the conversation shows it.",
+    "No, but they tried.",
+)
 
 
 def parity(request: Request) -> str:
@@ -119,7 +125,11 @@ def persona(request: Request) -> str:
     if "yes or no" in last.lower():
         # Lean towards yes, as chat models do, but not always.
         yes = (h % 100) < 65
-        return ("Yes." if yes else "No.") if (h >> 8) % 4 else ("Yes, I believe so." if yes else "No, not really.")
+        return (
+            ("Yes." if yes else "No.")
+            if (h >> 8) % 4
+            else ("Yes, I believe so." if yes else "No, not really.")
+        )
     other = _last_speaker(request)
     parts = (
         _OPENERS[h % len(_OPENERS)].format(other=other),

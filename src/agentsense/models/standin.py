@@ -51,11 +51,16 @@ class StandInAPI(ModelAPI):
         # Rough token counts, so Inspect never reaches for a tokenizer (offline).
         prompt_tokens = sum(len(text) for _, text in messages) // 4 + 1
         output.usage = ModelUsage(
-            input_tokens=prompt_tokens, output_tokens=len(reply) // 4 + 1,
+            input_tokens=prompt_tokens,
+            output_tokens=len(reply) // 4 + 1,
             total_tokens=prompt_tokens + len(reply) // 4 + 1,
         )
-        request = {"model": self.name, "messages": [{"role": r, "content": c} for r, c in messages],
-                   "temperature": config.temperature, "max_tokens": config.max_tokens}
+        request = {
+            "model": self.name,
+            "messages": [{"role": r, "content": c} for r, c in messages],
+            "temperature": config.temperature,
+            "max_tokens": config.max_tokens,
+        }
         return output, ModelCall.create(request, {"content": reply})
 
     def max_connections(self) -> int:

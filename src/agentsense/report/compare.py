@@ -63,8 +63,10 @@ def side(inputs: Sequence[str], name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     duplicated = scenes[scenes.duplicated(KEY, keep=False)]
     if not duplicated.empty:
         first = duplicated.iloc[0]
-        raise ReportError(f"{name}: sample {first['id']} epoch {first['epoch']} appears in several logs "
-                          f"({duplicated['log'].nunique()} logs); pass one log (or one run) per side.")
+        raise ReportError(
+            f"{name}: sample {first['id']} epoch {first['epoch']} appears in several logs "
+            f"({duplicated['log'].nunique()} logs); pass one log (or one run) per side."
+        )
     return scenes.set_index(KEY), evals
 
 
@@ -73,8 +75,10 @@ def check_same_settings(base: pd.DataFrame, new: pd.DataFrame, allow_mixed: bool
     both["dataset_family"] = [dataset_family(str(d)) for d in both["dataset"]]
     differ = varying(both)
     if differ and not allow_mixed:
-        raise ReportError(f"BASE and NEW were run with different settings ({', '.join(differ)}), so their "
-                          "scores are not comparable. Pass --allow-mixed to compare anyway.")
+        raise ReportError(
+            f"BASE and NEW were run with different settings ({', '.join(differ)}), so their "
+            "scores are not comparable. Pass --allow-mixed to compare anyway."
+        )
     notes = [f"settings differ: {', '.join(differ)}"] if differ else []
     rounds = sorted({int(r) for r in both["rounds"].dropna()})
     if len(rounds) > 1:  # allowed: comparing conversation lengths is a legitimate question
@@ -90,30 +94,48 @@ def chosen_metrics(base: pd.DataFrame, new: pd.DataFrame, asked: Sequence[str]) 
     if asked:
         missing = [m for m in asked if m not in shared]
         if missing:
-            raise ReportError(f"Metric(s) not scored in both BASE and NEW: {', '.join(missing)}. "
-                              f"Shared metrics: {', '.join(shared) or 'none'}.")
+            raise ReportError(
+                f"Metric(s) not scored in both BASE and NEW: {', '.join(missing)}. "
+                f"Shared metrics: {', '.join(shared) or 'none'}."
+            )
         return list(asked)
     default = [m for m in DEFAULT_METRICS if m in shared]
     if not default:
-        raise ReportError("BASE and NEW share none of the default metrics "
-                          f"({', '.join(DEFAULT_METRICS)}); choose with --metric.")
+        raise ReportError(
+            "BASE and NEW share none of the default metrics "
+            f"({', '.join(DEFAULT_METRICS)}); choose with --metric."
+        )
     return default
 
 
 def check_complete(base: pd.DataFrame, new: pd.DataFrame, runs: dict[str, pd.DataFrame]) -> None:
     """A gate fails closed: an unfinished run, or scenes of BASE missing from NEW, is not a pass."""
-    unfinished = [f"{name}: {Path(str(log)).name} (status {status})"
-                  for name, frame in runs.items()
-                  for log, status in zip(frame["log"], frame["status"], strict=True) if status != "success"]
+    unfinished = [
+        f"{name}: {Path(str(log)).name} (status {status})"
+        for name, frame in runs.items()
+        for log, status in zip(frame["log"], frame["status"], strict=True)
+        if status != "success"
+    ]
     missing = base.index.difference(new.index)
-    problems = unfinished + ([f"NEW lacks {len(missing)} sample(s) of BASE, e.g. id {missing[0][0]} "
-                              f"epoch {missing[0][1]}"] if len(missing) else [])
+    problems = unfinished + (
+        [
+            f"NEW lacks {len(missing)} sample(s) of BASE, e.g. id {missing[0][0]} "
+            f"epoch {missing[0][1]}"
+        ]
+        if len(missing)
+        else []
+    )
     if problems:
-        raise ReportError("Refusing to compare incomplete runs: " + "; ".join(problems)
-                          + ". Finish them (inspect eval-retry) or pass --allow-incomplete.")
+        raise ReportError(
+            "Refusing to compare incomplete runs: "
+            + "; ".join(problems)
+            + ". Finish them (inspect eval-retry) or pass --allow-incomplete."
+        )
 
 
-def compare(base_inputs: Sequence[str], new_inputs: Sequence[str], options: CompareOptions) -> Comparison:
+def compare(
+    base_inputs: Sequence[str], new_inputs: Sequence[str], options: CompareOptions
+) -> Comparison:
     base, base_runs = side(base_inputs, "BASE")
     new, new_runs = side(new_inputs, "NEW")
     notes = check_same_settings(base_runs, new_runs, options.allow_mixed)
@@ -124,12 +146,21 @@ def compare(base_inputs: Sequence[str], new_inputs: Sequence[str], options: Comp
         raise ReportError("BASE and NEW have no sample (id, epoch) in common: nothing to pair.")
     results = []
     for metric in chosen_metrics(base, new, options.metrics):
-        result = paired(list(base.loc[shared, metric]), list(new.loc[shared, metric]), options.max_drop,
-                        options.test)
+        result = paired(
+            list(base.loc[shared, metric]),
+            list(new.loc[shared, metric]),
+            options.max_drop,
+            options.test,
+        )
         regression = result.p_regression < options.alpha  # NaN (too few pairs) never regresses
         results.append(MetricResult(metric, result, bool(regression)))
-    return Comparison(results, len(shared), len(base.index.difference(shared)),
-                      len(new.index.difference(shared)), notes)
+    return Comparison(
+        results,
+        len(shared),
+        len(base.index.difference(shared)),
+        len(new.index.difference(shared)),
+        notes,
+    )
 
 
 def _p(value: float) -> str:
@@ -137,22 +168,54 @@ def _p(value: float) -> str:
 
 
 def comparison_table(comparison: Comparison, options: CompareOptions) -> str:
-    head = ["metric", "pairs", "BASE", "NEW", "NEW − BASE [95% CI]", "p (paired t)", "p (Wilcoxon)",
-            f"p (drop > {options.max_drop:g}, {options.test})", "verdict"]
+    head = [
+        "metric",
+        "pairs",
+        "BASE",
+        "NEW",
+        "NEW − BASE [95% CI]",
+        "p (paired t)",
+        "p (Wilcoxon)",
+        f"p (drop > {options.max_drop:g}, {options.test})",
+        "verdict",
+    ]
     rows = []
     for item in comparison.results:
         r = item.result
         interval = f"{r.diff.mean:+.3f} [{r.diff.low:+.3f}, {r.diff.high:+.3f}]"
         verdict = "REGRESSION" if item.regression else "ok"
-        rows.append([item.metric, str(r.n), f"{r.base:.3f}", f"{r.new:.3f}", interval, _p(r.p_ttest),
-                     _p(r.p_wilcoxon), _p(r.p_regression), verdict])
+        rows.append(
+            [
+                item.metric,
+                str(r.n),
+                f"{r.base:.3f}",
+                f"{r.new:.3f}",
+                interval,
+                _p(r.p_ttest),
+                _p(r.p_wilcoxon),
+                _p(r.p_regression),
+                verdict,
+            ]
+        )
     return markdown(head, rows)
 
 
 def comparison_frame(comparison: Comparison) -> pd.DataFrame:
-    return pd.DataFrame([{
-        "metric": i.metric, "pairs": i.result.n, "base": i.result.base, "new": i.result.new,
-        "diff": i.result.diff.mean, "diff_ci_low": i.result.diff.low, "diff_ci_high": i.result.diff.high,
-        "p_ttest": i.result.p_ttest, "p_wilcoxon": i.result.p_wilcoxon, "p_regression": i.result.p_regression,
-        "regression": i.regression,
-    } for i in comparison.results])
+    return pd.DataFrame(
+        [
+            {
+                "metric": i.metric,
+                "pairs": i.result.n,
+                "base": i.result.base,
+                "new": i.result.new,
+                "diff": i.result.diff.mean,
+                "diff_ci_low": i.result.diff.low,
+                "diff_ci_high": i.result.diff.high,
+                "p_ttest": i.result.p_ttest,
+                "p_wilcoxon": i.result.p_wilcoxon,
+                "p_regression": i.result.p_regression,
+                "regression": i.regression,
+            }
+            for i in comparison.results
+        ]
+    )

@@ -51,28 +51,71 @@ def judge_columns(scenes: pd.DataFrame) -> list[str]:
 
 
 def scene_units(scenes: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
-    keys = ["group", "family", "variant", "kind", "task", "model", "sender", "receiver", "id",
-            *SCENE_ATTRIBUTES]
+    keys = [
+        "group",
+        "family",
+        "variant",
+        "kind",
+        "task",
+        "model",
+        "sender",
+        "receiver",
+        "id",
+        *SCENE_ATTRIBUTES,
+    ]
     return _average(scenes, keys, metrics)
 
 
 def goal_units(goals: pd.DataFrame) -> pd.DataFrame:
-    keys = ["group", "family", "variant", "kind", "id", "character", "goal_index", "category", "role",
-            "player"]
+    keys = [
+        "group",
+        "family",
+        "variant",
+        "kind",
+        "id",
+        "character",
+        "goal_index",
+        "category",
+        "role",
+        "player",
+    ]
     return _average(goals, keys, list(GOAL_METRICS))
 
 
 def character_units(goals: pd.DataFrame) -> pd.DataFrame:
     """Per character: the mean over its goals in each epoch, then over epochs."""
-    keys = ["group", "family", "variant", "kind", "sender", "receiver", "id", "character", "role",
-            "player"]
+    keys = [
+        "group",
+        "family",
+        "variant",
+        "kind",
+        "sender",
+        "receiver",
+        "id",
+        "character",
+        "role",
+        "player",
+    ]
     per_epoch = _average(goals, [*keys, "epoch"], list(GOAL_METRICS))
     return _average(per_epoch, keys, list(GOAL_METRICS))
 
 
 def question_units(mcqs: pd.DataFrame) -> pd.DataFrame:
-    keys = ["group", "family", "variant", "kind", "task", "id", "asker", "item", "asker_model", "target",
-            "target_model", "asker_role", "target_role"]
+    keys = [
+        "group",
+        "family",
+        "variant",
+        "kind",
+        "task",
+        "id",
+        "asker",
+        "item",
+        "asker_model",
+        "target",
+        "target_model",
+        "asker_role",
+        "target_role",
+    ]
     return _average(mcqs, keys, ["correct"])
 
 
@@ -80,8 +123,19 @@ def build_units(runs: Runs, allow_mixed: bool = False) -> Units:
     labelled = label_runs(runs.evals, allow_mixed)
     scenes = _with_runs(runs.scenes, labelled)
     judges = judge_columns(scenes)
-    metrics = [c for c in ("self", "other", *judges, "judge_mean", "judge_majority", "mcq_accuracy",
-                           "blind_mcq_accuracy") if c in scenes.columns]
+    metrics = [
+        c
+        for c in (
+            "self",
+            "other",
+            *judges,
+            "judge_mean",
+            "judge_majority",
+            "mcq_accuracy",
+            "blind_mcq_accuracy",
+        )
+        if c in scenes.columns
+    ]
     goals = _with_runs(runs.goals, labelled)
     return Units(
         runs=labelled,

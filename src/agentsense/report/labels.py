@@ -33,8 +33,11 @@ class Labels:
     roles: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"scenario_types": self.scenario_types, "goal_categories": self.goal_categories,
-                "roles": self.roles}
+        return {
+            "scenario_types": self.scenario_types,
+            "goal_categories": self.goal_categories,
+            "roles": self.roles,
+        }
 
 
 def read_labels(path: Path) -> Labels:
@@ -45,7 +48,9 @@ def read_labels(path: Path) -> Labels:
     except ValueError as error:
         raise ReportError(f"{path}: not a JSON labels file ({error}).") from None
     if not isinstance(data, dict) or not set(data) & {"scenario_types", "goal_categories", "roles"}:
-        raise ReportError(f"{path}: expected an object with scenario_types, goal_categories and/or roles.")
+        raise ReportError(
+            f"{path}: expected an object with scenario_types, goal_categories and/or roles."
+        )
     return Labels(
         scenario_types={str(k): str(v) for k, v in (data.get("scenario_types") or {}).items()},
         goal_categories={str(k): v for k, v in (data.get("goal_categories") or {}).items()},
@@ -61,7 +66,9 @@ def _category(labels: Labels, row: pd.Series) -> Any:
 def apply_labels(runs: Runs, labels: Labels) -> None:
     """Fill or override scenario types and goal categories from `labels` (in place)."""
     if labels.scenario_types and not runs.scenes.empty:
-        runs.scenes["scenario_type"] = [labels.scenario_types.get(str(i), t) for i, t in
-                                        zip(runs.scenes["id"], runs.scenes["scenario_type"], strict=True)]
+        runs.scenes["scenario_type"] = [
+            labels.scenario_types.get(str(i), t)
+            for i, t in zip(runs.scenes["id"], runs.scenes["scenario_type"], strict=True)
+        ]
     if labels.goal_categories and not runs.goals.empty:
         runs.goals["category"] = runs.goals.apply(lambda row: _category(labels, row), axis=1)

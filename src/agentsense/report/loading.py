@@ -42,7 +42,14 @@ TASK_KINDS = {
     "blind": "blind",
     "labelling": "labelling",
 }
-SCENE_METRICS = ("self", "other", "judge_mean", "judge_majority", "mcq_accuracy", "blind_mcq_accuracy")
+SCENE_METRICS = (
+    "self",
+    "other",
+    "judge_mean",
+    "judge_majority",
+    "mcq_accuracy",
+    "blind_mcq_accuracy",
+)
 GOAL_METRICS = ("self", "other", "judge_mean", "judge_majority")
 PROTOCOL_FIELDS = ("mode", "agent_temperature", "judge_temperature", "max_tokens", "option_mark")
 LOG_SUFFIXES = (".eval", ".json")
@@ -112,7 +119,9 @@ def _judge_models(model_roles: Any, model: str) -> str:
     """The judge panel as logged (role `judge`, a list makes a panel); unbound: the evaluated model."""
     bound = (_json(model_roles) or {}).get("judge")
     panel = bound if isinstance(bound, list) else [bound] if bound else [model]
-    return ", ".join(str(judge.get("model")) if isinstance(judge, dict) else str(judge) for judge in panel)
+    return ", ".join(
+        str(judge.get("model")) if isinstance(judge, dict) else str(judge) for judge in panel
+    )
 
 
 def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -152,14 +161,19 @@ def _eval_row(row: Mapping[str, Any]) -> dict[str, Any]:
         "rounds": protocol.get("max_messages") if task != "blind" else None,
         **{name: protocol.get(name) for name in PROTOCOL_FIELDS},
         "roles": roles,
-        "judges": _judge_models(row["model_roles"], model) if task in ("goal", "full", "pairwise") else "",
+        "judges": _judge_models(row["model_roles"], model)
+        if task in ("goal", "full", "pairwise")
+        else "",
     }
 
 
 def _is_agentsense(row: Mapping[str, Any]) -> bool:
     metadata = _json(row["metadata"])
-    return (short_task(str(row["task_name"])) in TASK_KINDS and isinstance(metadata, dict)
-            and "protocol" in metadata)
+    return (
+        short_task(str(row["task_name"])) in TASK_KINDS
+        and isinstance(metadata, dict)
+        and "protocol" in metadata
+    )
 
 
 def read_evals(paths: Sequence[str]) -> pd.DataFrame:
@@ -171,10 +185,17 @@ def read_evals(paths: Sequence[str]) -> pd.DataFrame:
     if frame.empty:
         raise ReportError("No Inspect log could be read from the given paths.")
     rows = records(frame)
-    foreign = [f"{Path(str(r['log'])).name} (task {r['task_name']!r})" for r in rows if not _is_agentsense(r)]
+    foreign = [
+        f"{Path(str(r['log'])).name} (task {r['task_name']!r})"
+        for r in rows
+        if not _is_agentsense(r)
+    ]
     if foreign:
-        raise ReportError("Not AgentSense logs: " + ", ".join(foreign)
-                          + ". Pass logs of the agentsense/* tasks only.")
+        raise ReportError(
+            "Not AgentSense logs: "
+            + ", ".join(foreign)
+            + ". Pass logs of the agentsense/* tasks only."
+        )
     evals = pd.DataFrame([_eval_row(r) for r in rows])
     evals["_ok"] = evals["status"] == "success"
     evals = evals.sort_values(["_ok", "created"]).drop_duplicates("eval_id", keep="last")
@@ -279,18 +300,22 @@ def goal_rows(context: SampleContext) -> list[dict[str, Any]]:
             kinds = (details.get(character.name) or {}).get(goal.goal)
             if not kinds:
                 continue
-            records = [{**record, "_kind": kind} for kind, entries in kinds.items() for record in entries]
+            records = [
+                {**record, "_kind": kind} for kind, entries in kinds.items() for record in entries
+            ]
             scores = goal_scores(_reading(records), judges, official)
-            rows.append({
-                **context.key,
-                "character": character.name,
-                "goal_index": index,
-                "goal": goal.goal,
-                "category": goal.category,
-                "role": context.character_roles.get(character.name),
-                "player": context.character_models[character.name],
-                **{name: scores[name] for name in GOAL_METRICS},
-            })
+            rows.append(
+                {
+                    **context.key,
+                    "character": character.name,
+                    "goal_index": index,
+                    "goal": goal.goal,
+                    "category": goal.category,
+                    "role": context.character_roles.get(character.name),
+                    "player": context.character_models[character.name],
+                    **{name: scores[name] for name in GOAL_METRICS},
+                }
+            )
     return rows
 
 
@@ -301,18 +326,22 @@ def mcq_rows(context: SampleContext) -> list[dict[str, Any]]:
         # Answers are logged in the order of the character's questions.
         for index, answer in enumerate(answers):
             target = mcq_target(context.scene, asker, items[index])
-            rows.append({
-                **context.key,
-                "asker": asker,
-                "item": index,
-                "asker_model": context.character_models[asker],
-                "asker_role": context.character_roles.get(asker),
-                "target": target,
-                "target_model": context.character_models.get(target) if target else None,
-                "target_role": context.character_roles.get(target) if target else None,
-                "correct": float(answer.get("reading") is not None
-                                 and answer.get("reading") == answer.get("answer_label")),
-            })
+            rows.append(
+                {
+                    **context.key,
+                    "asker": asker,
+                    "item": index,
+                    "asker_model": context.character_models[asker],
+                    "asker_role": context.character_roles.get(asker),
+                    "target": target,
+                    "target_model": context.character_models.get(target) if target else None,
+                    "target_role": context.character_roles.get(target) if target else None,
+                    "correct": float(
+                        answer.get("reading") is not None
+                        and answer.get("reading") == answer.get("answer_label")
+                    ),
+                }
+            )
     return rows
 
 
@@ -322,10 +351,20 @@ def _context(row: Mapping[str, Any], run: Mapping[str, Any]) -> SampleContext | 
         return None
     scene = Scenario.model_validate(_json(row["scenario"]))
     roles: dict[str, str | None] = _json(row.get("metadata_model_roles")) or {}
-    models = {name: run["roles"].get(role, run["model"]) if role else run["model"] for name, role in
-              ((n, roles.get(n)) for n in scene.names)}
-    return SampleContext(str(row["log"]), str(row["id"]), int(row["epoch"]), scene, values, metadata,
-                         models, {name: roles.get(name) for name in scene.names})
+    models = {
+        name: run["roles"].get(role, run["model"]) if role else run["model"]
+        for name, role in ((n, roles.get(n)) for n in scene.names)
+    }
+    return SampleContext(
+        str(row["log"]),
+        str(row["id"]),
+        int(row["epoch"]),
+        scene,
+        values,
+        metadata,
+        models,
+        {name: roles.get(name) for name in scene.names},
+    )
 
 
 _SCORE_COLUMNS = [
@@ -347,8 +386,14 @@ def load_scores(inputs: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
     for row in records(samples):
         values, _ = merged_scores(row)
         if values and not row.get("error"):
-            rows.append({"log": row["log"], "id": str(row["id"]), "epoch": int(row["epoch"]),
-                         **{name: _float(values[name]) for name in SCENE_METRICS if name in values}})
+            rows.append(
+                {
+                    "log": row["log"],
+                    "id": str(row["id"]),
+                    "epoch": int(row["epoch"]),
+                    **{name: _float(values[name]) for name in SCENE_METRICS if name in values},
+                }
+            )
     return _frame(rows, ["log", "id", "epoch"]), evals
 
 
@@ -361,8 +406,10 @@ def load_runs(inputs: Sequence[str]) -> Runs:
     paths = log_paths(inputs)
     evals = read_evals(paths)
     labelling = evals[evals["kind"] == "labelling"]
-    notes = [f"{Path(str(log)).name}: a labelling log, not a scored run (export it with `agentsense labels`)."
-             for log in labelling["log"]]
+    notes = [
+        f"{Path(str(log)).name}: a labelling log, not a scored run (export it with `agentsense labels`)."
+        for log in labelling["log"]
+    ]
     evals = evals[evals["kind"] != "labelling"].reset_index(drop=True)
     if evals.empty:
         raise ReportError("No scored AgentSense run among the logs (only labelling logs).")
@@ -383,15 +430,25 @@ def load_runs(inputs: Sequence[str]) -> Runs:
         scenes.append(scene_row(context, run["rounds"]))
         goals.extend(goal_rows(context))
         mcqs.extend(mcq_rows(context))
-    notes += [f"{name}: {count} sample(s) with an error or no score were left out."
-              for name, count in sorted(skipped.items())]
+    notes += [
+        f"{name}: {count} sample(s) with an error or no score were left out."
+        for name, count in sorted(skipped.items())
+    ]
     scored = {row["log"] for row in scenes}
-    notes += [f"{Path(str(log)).name}: no scored sample (status {status})." for log, status in
-              zip(evals["log"], evals["status"], strict=True) if log not in scored]
+    notes += [
+        f"{Path(str(log)).name}: no scored sample (status {status})."
+        for log, status in zip(evals["log"], evals["status"], strict=True)
+        if log not in scored
+    ]
     return Runs(
         evals=evals,
         scenes=_frame(scenes, ["log", "id", "epoch"]),
-        goals=_frame(goals, ["log", "id", "epoch", "character", "category", "role", "player", *GOAL_METRICS]),
-        mcqs=_frame(mcqs, ["log", "id", "epoch", "asker", "asker_model", "target", "target_model", "correct"]),
+        goals=_frame(
+            goals, ["log", "id", "epoch", "character", "category", "role", "player", *GOAL_METRICS]
+        ),
+        mcqs=_frame(
+            mcqs,
+            ["log", "id", "epoch", "asker", "asker_model", "target", "target_model", "correct"],
+        ),
         notes=notes,
     )

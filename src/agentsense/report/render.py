@@ -15,7 +15,11 @@ DASH = "–"
 def cell(value: object, percent: bool = True, with_n: bool = False) -> str:
     """`mean ± half-width` (× 100 when `percent`), `(n=..)` if asked; a dash when there is no value."""
     if not isinstance(value, Estimate):
-        return DASH if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
+        return (
+            DASH
+            if value is None or (isinstance(value, float) and math.isnan(value))
+            else str(value)
+        )
     if value.n == 0 or math.isnan(value.mean):
         return DASH
     scale = 100.0 if percent else 1.0
@@ -36,13 +40,20 @@ def markdown(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def frame_markdown(frame: pd.DataFrame, index_name: str, percent: bool = True, with_n: bool = True,
-                   headers: dict[str, str] | None = None) -> str:
+def frame_markdown(
+    frame: pd.DataFrame,
+    index_name: str,
+    percent: bool = True,
+    with_n: bool = True,
+    headers: dict[str, str] | None = None,
+) -> str:
     """A frame of Estimate (or plain) cells as a Markdown table, the index as first column."""
     names = headers or {}
     head = [index_name, *(names.get(str(c), str(c)) for c in frame.columns)]
-    rows = [[str(index), *(cell(v, percent, with_n) for v in row)] for index, row in
-            zip(frame.index, frame.itertuples(index=False), strict=True)]
+    rows = [
+        [str(index), *(cell(v, percent, with_n) for v in row)]
+        for index, row in zip(frame.index, frame.itertuples(index=False), strict=True)
+    ]
     return markdown(head, rows)
 
 
@@ -52,8 +63,15 @@ def flat(frame: pd.DataFrame, index_name: str) -> pd.DataFrame:
     for column in frame.columns:
         values = list(frame[column])
         if any(isinstance(v, Estimate) for v in values):
-            for part, attr in (("mean", "mean"), ("ci_low", "low"), ("ci_high", "high"), ("n", "n")):
-                out[f"{column}_{part}"] = [getattr(v, attr) if isinstance(v, Estimate) else None for v in values]
+            for part, attr in (
+                ("mean", "mean"),
+                ("ci_low", "low"),
+                ("ci_high", "high"),
+                ("n", "n"),
+            ):
+                out[f"{column}_{part}"] = [
+                    getattr(v, attr) if isinstance(v, Estimate) else None for v in values
+                ]
         else:
             out[str(column)] = values
     return pd.DataFrame(out)
@@ -62,11 +80,15 @@ def flat(frame: pd.DataFrame, index_name: str) -> pd.DataFrame:
 def long_flat(frame: pd.DataFrame) -> pd.DataFrame:
     """A long breakdown (…, estimate) with the Estimate spread into mean/ci_low/ci_high/n."""
     if frame.empty:
-        return frame.drop(columns=["estimate"], errors="ignore").assign(mean=[], ci_low=[], ci_high=[], n=[])
+        return frame.drop(columns=["estimate"], errors="ignore").assign(
+            mean=[], ci_low=[], ci_high=[], n=[]
+        )
     estimates = list(frame["estimate"])
     return frame.drop(columns=["estimate"]).assign(
-        mean=[e.mean for e in estimates], ci_low=[e.low for e in estimates],
-        ci_high=[e.high for e in estimates], n=[e.n for e in estimates],
+        mean=[e.mean for e in estimates],
+        ci_low=[e.low for e in estimates],
+        ci_high=[e.high for e in estimates],
+        n=[e.n for e in estimates],
     )
 
 

@@ -45,14 +45,33 @@ def template_tests(scenes: pd.DataFrame, metric: str, alpha: float) -> pd.DataFr
         for template, part in values.groupby("template_id", sort=True):
             scores = list(part[metric].astype(float))
             test = variance_test(scores, population)
-            rows.append({
-                "group": group, "template_id": template, "n": len(scores),
-                "mean": float(np.mean(scores)), "std": float(np.std(scores, ddof=1)) if len(scores) > 1 else np.nan,
-                "population_variance": population, "chi2": test.chi2, "p": test.p,
-                "rejected": bool(test.p < alpha) if not np.isnan(test.p) else None,
-            })
-    return pd.DataFrame(rows, columns=["group", "template_id", "n", "mean", "std", "population_variance",
-                                       "chi2", "p", "rejected"])
+            rows.append(
+                {
+                    "group": group,
+                    "template_id": template,
+                    "n": len(scores),
+                    "mean": float(np.mean(scores)),
+                    "std": float(np.std(scores, ddof=1)) if len(scores) > 1 else np.nan,
+                    "population_variance": population,
+                    "chi2": test.chi2,
+                    "p": test.p,
+                    "rejected": bool(test.p < alpha) if not np.isnan(test.p) else None,
+                }
+            )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "group",
+            "template_id",
+            "n",
+            "mean",
+            "std",
+            "population_variance",
+            "chi2",
+            "p",
+            "rejected",
+        ],
+    )
 
 
 def abnormal_templates(tests: pd.DataFrame) -> pd.DataFrame:
@@ -60,12 +79,20 @@ def abnormal_templates(tests: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for template, part in tested.groupby("template_id", sort=True):
         rejected = int(part["rejected"].astype(bool).sum())
-        rows.append({"template_id": template, "runs_tested": len(part), "rejections": rejected,
-                     "abnormal": rejected > len(part) / 2})
+        rows.append(
+            {
+                "template_id": template,
+                "runs_tested": len(part),
+                "rejections": rejected,
+                "abnormal": rejected > len(part) / 2,
+            }
+        )
     return pd.DataFrame(rows, columns=["template_id", "runs_tested", "rejections", "abnormal"])
 
 
-def profile_sensitivity(units: Units, metric: str = DEFAULT_METRIC, alpha: float = ALPHA) -> Sensitivity:
+def profile_sensitivity(
+    units: Units, metric: str = DEFAULT_METRIC, alpha: float = ALPHA
+) -> Sensitivity:
     scenes = units.scenes[units.scenes["kind"].isin(["homogeneous", "pairwise"])]
     if metric not in scenes.columns:
         scenes = scenes.iloc[0:0].assign(**{metric: []})

@@ -20,7 +20,14 @@ from .errors import ReportError
 from .loading import records
 
 # Settings that must agree across runs (the judge panel only across runs that judge goals).
-STRICT = ("mode", "agent_temperature", "judge_temperature", "max_tokens", "option_mark", "dataset_family")
+STRICT = (
+    "mode",
+    "agent_temperature",
+    "judge_temperature",
+    "max_tokens",
+    "option_mark",
+    "dataset_family",
+)
 JUDGED_TASKS = ("goal", "full", "pairwise")
 ROUNDS = "rounds"
 

@@ -108,7 +108,9 @@ def _two_sided(diffs: np.ndarray, base: np.ndarray, new: np.ndarray) -> tuple[fl
     return p_t, p_w
 
 
-def paired(base: Sequence[float], new: Sequence[float], max_drop: float = 0.0, test: Test = "t") -> Paired:
+def paired(
+    base: Sequence[float], new: Sequence[float], max_drop: float = 0.0, test: Test = "t"
+) -> Paired:
     """Compare paired values (pairs with a NaN on either side are dropped)."""
     b = np.asarray(base, dtype=float)
     w = np.asarray(new, dtype=float)

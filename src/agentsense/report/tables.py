@@ -35,7 +35,9 @@ def template_stds(scenes: pd.DataFrame, metric: str) -> list[float]:
     if scenes.empty or metric not in scenes.columns:
         return []
     scored = scenes.dropna(subset=[metric])
-    stds = scored.groupby("template_id")[metric].agg(lambda values: values.std(ddof=1) if len(values) > 1 else np.nan)
+    stds = scored.groupby("template_id")[metric].agg(
+        lambda values: values.std(ddof=1) if len(values) > 1 else np.nan
+    )
     return [float(value) for value in stds.dropna()]
 
 
@@ -48,13 +50,22 @@ def psi_estimate(scenes: pd.DataFrame, metric: str) -> Estimate:
 
 
 def table_one_columns(units: Units) -> list[str]:
-    return [*GOAL_COLUMNS, *units.judge_columns, *PANEL_COLUMNS, "goal_psi", "mcq_accuracy", "mcq_psi",
-            "blind_mcq_accuracy"]
+    return [
+        *GOAL_COLUMNS,
+        *units.judge_columns,
+        *PANEL_COLUMNS,
+        "goal_psi",
+        "mcq_accuracy",
+        "mcq_psi",
+        "blind_mcq_accuracy",
+    ]
 
 
 def _row(scenes: pd.DataFrame, blind: pd.DataFrame, units: Units) -> dict[str, Estimate]:
-    row = {column: estimate(scenes, column) for column in (*GOAL_COLUMNS, *units.judge_columns, *PANEL_COLUMNS,
-                                                           "mcq_accuracy")}
+    row = {
+        column: estimate(scenes, column)
+        for column in (*GOAL_COLUMNS, *units.judge_columns, *PANEL_COLUMNS, "mcq_accuracy")
+    }
     row.update({name: psi_estimate(scenes, metric) for name, metric in PSI_METRIC.items()})
     row["blind_mcq_accuracy"] = estimate(blind, "blind_mcq_accuracy")
     return row
@@ -68,8 +79,10 @@ def table_one(units: Units) -> pd.DataFrame:
     rows: dict[str, dict[str, object]] = {}
     for group, frame in real.groupby("group", sort=True):
         family = str(frame["family"].iloc[0])
-        rows[str(group)] = {"kind": frame["kind"].iloc[0],
-                            **_row(frame, blind[blind["family"] == family], units)}
+        rows[str(group)] = {
+            "kind": frame["kind"].iloc[0],
+            **_row(frame, blind[blind["family"] == family], units),
+        }
     covered = set(real["family"])
     for name, frame in blind.groupby("family", sort=True):
         if name not in covered:
@@ -86,8 +99,11 @@ def leakage(units: Units) -> pd.DataFrame:
     scenes = units.scenes
     blind = scenes[scenes["kind"] == "blind"].set_index(["family", "id"])["blind_mcq_accuracy"]
     rows: dict[str, dict[str, Estimate]] = {}
-    real = scenes[scenes["kind"].isin(["homogeneous", "pairwise"]) & scenes["mcq_accuracy"].notna()] \
-        if "mcq_accuracy" in scenes.columns else scenes.iloc[0:0]
+    real = (
+        scenes[scenes["kind"].isin(["homogeneous", "pairwise"]) & scenes["mcq_accuracy"].notna()]
+        if "mcq_accuracy" in scenes.columns
+        else scenes.iloc[0:0]
+    )
     for group, frame in real.groupby("group", sort=True):
         family = str(frame["family"].iloc[0])
         if family not in blind.index.get_level_values(0):
@@ -99,8 +115,9 @@ def leakage(units: Units) -> pd.DataFrame:
             "mcq_accuracy": estimate(frame, "mcq_accuracy"),
             "gain_over_blind": mean_ci(list(shared["mcq_accuracy"] - shared["blind_mcq_accuracy"])),
         }
-    return pd.DataFrame.from_dict(rows, orient="index",
-                                  columns=["blind_mcq_accuracy", "mcq_accuracy", "gain_over_blind"])
+    return pd.DataFrame.from_dict(
+        rows, orient="index", columns=["blind_mcq_accuracy", "mcq_accuracy", "gain_over_blind"]
+    )
 
 
 # --- breakdowns --------------------------------------------------------------------------------
@@ -143,8 +160,11 @@ def category_breakdown(units: Units) -> pd.DataFrame:
 
 def overconfidence(units: Units) -> pd.DataFrame:
     """Self minus judge majority per goal, by goal category (positive: over-confident)."""
-    goals = units.goals.assign(overconfidence=units.goals["self"] - units.goals["judge_majority"]) \
-        if not units.goals.empty else units.goals.assign(overconfidence=[])
+    goals = (
+        units.goals.assign(overconfidence=units.goals["self"] - units.goals["judge_majority"])
+        if not units.goals.empty
+        else units.goals.assign(overconfidence=[])
+    )
     return breakdown(goals, "category", ["overconfidence"])
 
 
@@ -177,11 +197,16 @@ def scene_matrix(units: Units, variant: str = "", metric: str = "judge_majority"
     return pair_matrix(chosen, lambda part: estimate(part, metric))
 
 
-def role_matrix(units: Units, role: str, variant: str = "", metric: str = "judge_majority") -> pd.DataFrame:
+def role_matrix(
+    units: Units, role: str, variant: str = "", metric: str = "judge_majority"
+) -> pd.DataFrame:
     """Figs. 7-8: the goal completion of the characters playing `role`, per scene, per pair."""
     characters = units.characters
-    chosen = characters[(characters["kind"] == "pairwise") & (characters["role"] == role)
-                        & (characters["variant"] == variant)]
+    chosen = characters[
+        (characters["kind"] == "pairwise")
+        & (characters["role"] == role)
+        & (characters["variant"] == variant)
+    ]
     per_scene = chosen.groupby(["sender", "receiver", "id"], sort=True)[metric].mean().reset_index()
     return pair_matrix(per_scene, lambda part: estimate(part, metric))
 
@@ -199,8 +224,10 @@ def attack_defence(units: Units) -> pd.DataFrame:
         for model in models:
             attacked = part[part["asker_model"] == model]
             defended = part[part["target_model"] == model]
-            rows[f"{model}{variant}"] = {"attack": estimate(attacked, "correct"),
-                                         "defence": _complement(estimate(defended, "correct"))}
+            rows[f"{model}{variant}"] = {
+                "attack": estimate(attacked, "correct"),
+                "defence": _complement(estimate(defended, "correct")),
+            }
     return pd.DataFrame.from_dict(rows, orient="index", columns=["attack", "defence"])
 
 

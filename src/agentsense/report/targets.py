@@ -32,5 +32,9 @@ def mcq_target(scene: Scenario, asker: str, mcq: MCQ) -> str | None:
             return str(extra[field])
     if len(others) == 1:
         return others[0]
-    named = [(position, name) for name in others if (position := _mentions(mcq.question, name)) is not None]
+    named = [
+        (position, name)
+        for name in others
+        if (position := _mentions(mcq.question, name)) is not None
+    ]
     return min(named)[1] if named else None

@@ -33,12 +33,20 @@ def goal_questions(scene: Scenario, judges: Sequence[Judge]) -> list[Question]:
         for g, goal in enumerate(character.goals):
             asked = goal.eval_questions
             for i, entry in enumerate(asked.self_):
-                questions.append(Question("self", character.name, g, i, entry.obj or character.name, entry.question))
+                questions.append(
+                    Question(
+                        "self", character.name, g, i, entry.obj or character.name, entry.question
+                    )
+                )
             for i, entry in enumerate(asked.others):
-                questions.append(Question("others", character.name, g, i, entry.obj or "", entry.question))
+                questions.append(
+                    Question("others", character.name, g, i, entry.obj or "", entry.question)
+                )
             for i, entry in enumerate(asked.judge):
                 for judge in judges:
-                    questions.append(Question("judge", character.name, g, i, judge.key, entry.question))
+                    questions.append(
+                        Question("judge", character.name, g, i, judge.key, entry.question)
+                    )
     return questions
 
 
@@ -67,7 +75,9 @@ class GoalReading:
 
     self_: list[int | None] = field(default_factory=list)
     others: list[int | None] = field(default_factory=list)
-    judge: dict[int, dict[str, int | None]] = field(default_factory=dict)  # question -> judge -> vote
+    judge: dict[int, dict[str, int | None]] = field(
+        default_factory=dict
+    )  # question -> judge -> vote
 
 
 def _values(readings: Sequence[int | None]) -> list[float]:
@@ -79,8 +89,12 @@ def goal_scores(reading: GoalReading, judge_keys: Sequence[str], official: bool)
     votes_by_question = [reading.judge[q] for q in sorted(reading.judge)]
     if official:
         # The official list holds k*J votes; its first J entries are taken as the per-judge columns.
-        flat = [float(v or 0) for votes in votes_by_question for v in (votes[k] for k in judge_keys)]
-        per_judge = {key: (flat[i] if i < len(flat) else math.nan) for i, key in enumerate(judge_keys)}
+        flat = [
+            float(v or 0) for votes in votes_by_question for v in (votes[k] for k in judge_keys)
+        ]
+        per_judge = {
+            key: (flat[i] if i < len(flat) else math.nan) for i, key in enumerate(judge_keys)
+        }
     else:
         flat = [float(v) for votes in votes_by_question for v in votes.values() if v is not None]
         per_judge = {
@@ -124,9 +138,9 @@ def score_goals(
         else:
             reading.judge.setdefault(question.item, {})[question.interviewee] = value
         goal = scene.character(question.about).goals[question.goal].goal
-        details.setdefault(question.about, {}).setdefault(goal, {}).setdefault(question.kind, []).append(
-            answer_record(question, answer, value)
-        )
+        details.setdefault(question.about, {}).setdefault(goal, {}).setdefault(
+            question.kind, []
+        ).append(answer_record(question, answer, value))
     per_goal: dict[str, dict[str, GoalScores]] = {}
     per_character: dict[str, GoalScores] = {}
     for character in scene.characters:

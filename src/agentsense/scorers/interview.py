@@ -66,10 +66,12 @@ class Interviewer:
         # Made once per scene and shared by all its questions (see SeatViews).
         self._views = SeatViews(self.turns)
         self._models: dict[str, Model] = {}
-        self._judge_config = GenerateConfig(temperature=protocol.judge_temperature,
-                                            max_tokens=protocol.max_tokens)
-        self._interview_config = GenerateConfig(temperature=protocol.interview_temperature,
-                                                max_tokens=protocol.max_tokens)
+        self._judge_config = GenerateConfig(
+            temperature=protocol.judge_temperature, max_tokens=protocol.max_tokens
+        )
+        self._interview_config = GenerateConfig(
+            temperature=protocol.interview_temperature, max_tokens=protocol.max_tokens
+        )
 
     def request(self, question: Question) -> Request:
         protocol = self.protocol
@@ -101,7 +103,9 @@ class Interviewer:
                     label += f" on {question.about}'s goal {question.goal}"
                 try:
                     async with span(label, type="interview"):
-                        output = await request.model.generate(request.messages, config=request.config)
+                        output = await request.model.generate(
+                            request.messages, config=request.config
+                        )
                     answers[question] = output.completion or ""
                 except Exception as error:  # keep the original error, not an exception group
                     failures.append(error)
@@ -111,9 +115,16 @@ class Interviewer:
                 group.start_soon(ask_one, question)
         if failures:
             raise failures[0]
-        return {question: answers[question] for question in questions}  # plan order, not finish order
+        return {
+            question: answers[question] for question in questions
+        }  # plan order, not finish order
 
 
 def answer_record(question: Question, answer: str, reading: Any) -> dict[str, Any]:
     """One answer as it goes into score metadata (and so into the log)."""
-    return {"to": question.interviewee, "question": question.text, "answer": answer, "reading": reading}
+    return {
+        "to": question.interviewee,
+        "question": question.text,
+        "answer": answer,
+        "reading": reading,
+    }

@@ -61,7 +61,9 @@ def history(turns: list[Turn], viewer: str | None) -> list[ChatMessage]:
     return messages
 
 
-def prompt(system: str, turns: list[Turn], viewer: str | None, question: str | None = None) -> list[ChatMessage]:
+def prompt(
+    system: str, turns: list[Turn], viewer: str | None, question: str | None = None
+) -> list[ChatMessage]:
     """A full request: system prompt, the history from `viewer`'s seat, then an optional question."""
     messages: list[ChatMessage] = [ChatMessageSystem(content=system), *history(turns, viewer)]
     if question is not None:
@@ -102,7 +104,9 @@ class SeatViews:
             seat.append(self._message(index, viewer))
         return seat
 
-    def prompt(self, system: str, viewer: str | None, question: str | None = None) -> list[ChatMessage]:
+    def prompt(
+        self, system: str, viewer: str | None, question: str | None = None
+    ) -> list[ChatMessage]:
         """`prompt(system, turns, viewer, question)` from shared messages."""
         system_message = self._systems.get(system)
         if system_message is None:

@@ -20,7 +20,9 @@ from .conversation import Conversation, SeatViews, Turn
 from .speakers import scene_rng, speaker_order
 
 
-def turn_plan(scene: Scenario, protocol: Protocol, seed: int, sample_id: int | str, epoch: int) -> tuple[str, list[str]]:
+def turn_plan(
+    scene: Scenario, protocol: Protocol, seed: int, sample_id: int | str, epoch: int
+) -> tuple[str, list[str]]:
     """The replayed order of the record if it has one, else a seeded random order."""
     if scene.start_speaker is not None and scene.speaker_order is not None:
         return scene.start_speaker, list(scene.speaker_order)
@@ -34,8 +36,12 @@ def transcript_message(turn: Turn, model: str | None, role: str | None) -> ChatM
         content=f"{turn.speaker}: {turn.text}",
         model=model,
         source="generate" if not turn.scripted else None,
-        metadata={"speaker": turn.speaker, "turn": turn.index, "model_role": role,
-                  "scripted": turn.scripted},
+        metadata={
+            "speaker": turn.speaker,
+            "turn": turn.index,
+            "model_role": role,
+            "scripted": turn.scripted,
+        },
     )
 
 
@@ -49,7 +55,9 @@ def simulation(protocol: Protocol | None = None, seed: int = 0) -> Solver:
         scene = scenario_of(state.metadata)
         model_roles = state.metadata.get("model_roles", {})
         start, order = turn_plan(scene, protocol, seed, state.sample_id, state.epoch)
-        prompts = {character.name: system_prompt(scene, character) for character in scene.characters}
+        prompts = {
+            character.name: system_prompt(scene, character) for character in scene.characters
+        }
         models: dict[str, Model] = {}  # looked up once per character, not per turn
 
         conversation = store_as(Conversation)
@@ -66,15 +74,23 @@ def simulation(protocol: Protocol | None = None, seed: int = 0) -> Solver:
                 if speaker not in models:
                     models[speaker] = character_model(speaker, model_roles)
                 model = models[speaker]
-                output = await model.generate(views.prompt(prompts[speaker], speaker), config=config)
+                output = await model.generate(
+                    views.prompt(prompts[speaker], speaker), config=config
+                )
                 turn = Turn(index=index, speaker=speaker, text=output.completion or "")
                 views.append(turn)
                 turns = [*turns, turn]
-                conversation.turns = turns  # saved per turn: a failed sample still shows its history
-                state.messages.append(transcript_message(turn, str(model), model_roles.get(speaker)))
+                conversation.turns = (
+                    turns  # saved per turn: a failed sample still shows its history
+                )
+                state.messages.append(
+                    transcript_message(turn, str(model), model_roles.get(speaker))
+                )
 
         last = turns[-1]
-        state.output = ModelOutput.from_content(model="simulation", content=f"{last.speaker}: {last.text}")
+        state.output = ModelOutput.from_content(
+            model="simulation", content=f"{last.speaker}: {last.text}"
+        )
         return state
 
     return solve

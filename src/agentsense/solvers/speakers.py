@@ -26,4 +26,3 @@ def speaker_order(names: Sequence[str], n_turns: int, rng: random.Random) -> tup
         previous = candidates[0] if len(candidates) == 1 else rng.choice(candidates)
         order.append(previous)
     return start, order
-

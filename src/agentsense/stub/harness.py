@@ -19,8 +19,14 @@ from pathlib import Path
 from typing import Any
 
 # Variables that would point a run at some other server or data source.
-_LEAKY = ("VLLM_BASE_URL", "VLLM_API_KEY", "INSPECT_EVAL_MODEL", "INSPECT_LOG_DIR",
-          "AGENTSENSE_DATA_URL", "INSPECT_EVAL_MODEL_BASE_URL")
+_LEAKY = (
+    "VLLM_BASE_URL",
+    "VLLM_API_KEY",
+    "INSPECT_EVAL_MODEL",
+    "INSPECT_LOG_DIR",
+    "AGENTSENSE_DATA_URL",
+    "INSPECT_EVAL_MODEL_BASE_URL",
+)
 
 
 def inspect_executable() -> str:
@@ -59,7 +65,9 @@ class InspectCLI:
         env["INSPECT_CACHE_DIR"] = str(root / "inspect-cache")
         env["AGENTSENSE_CACHE_DIR"] = str(root / "agentsense-cache")
         env["PYTHONUNBUFFERED"] = "1"
-        env["COLUMNS"] = "250"  # Rich wraps at 80 columns otherwise, splitting messages tests look for
+        env["COLUMNS"] = (
+            "250"  # Rich wraps at 80 columns otherwise, splitting messages tests look for
+        )
         env.update(extra or {})
         return env
 
@@ -74,17 +82,32 @@ class InspectCLI:
     ) -> CliResult:
         command = self.command(args)
         start = time.monotonic()
-        done = subprocess.run(command, env={**self.env, **(env or {})}, capture_output=True,
-                              text=True, timeout=timeout, cwd=self.root)
-        return CliResult(command, done.returncode, done.stdout, done.stderr,
-                         time.monotonic() - start)
+        done = subprocess.run(
+            command,
+            env={**self.env, **(env or {})},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=self.root,
+        )
+        return CliResult(
+            command, done.returncode, done.stdout, done.stderr, time.monotonic() - start
+        )
 
-    def start(self, args: Sequence[str], env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:
+    def start(
+        self, args: Sequence[str], env: Mapping[str, str] | None = None
+    ) -> subprocess.Popen[str]:
         """Start in a new session, so `kill_hard` reaches every process of the run."""
         with (self.root / "started.out").open("w") as out:  # the child keeps its own handle
-            return subprocess.Popen(self.command(args), env={**self.env, **(env or {})},
-                                    cwd=self.root, stdout=out, stderr=subprocess.STDOUT, text=True,
-                                    start_new_session=True)
+            return subprocess.Popen(
+                self.command(args),
+                env={**self.env, **(env or {})},
+                cwd=self.root,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                text=True,
+                start_new_session=True,
+            )
 
     def eval_logs(self) -> list[Path]:
         """The `.eval` logs written so far, oldest first."""
@@ -118,8 +141,11 @@ def canonical(value: Any) -> str:
 
 def score_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
     """Sample ids whose scores differ between two `sample_scores` results (or exist in one only)."""
-    return sorted(key for key in set(a) | set(b)
-                  if key not in a or key not in b or canonical(a[key]) != canonical(b[key]))
+    return sorted(
+        key
+        for key in set(a) | set(b)
+        if key not in a or key not in b or canonical(a[key]) != canonical(b[key])
+    )
 
 
 @dataclass(frozen=True)

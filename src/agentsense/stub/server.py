@@ -33,7 +33,9 @@ CHAT_PATH = "/v1/chat/completions"
 MODELS_PATH = "/v1/models"
 MAX_MODEL_LEN = 32768
 # Only the start of a malformed reply is sent: valid HTTP, broken JSON.
-MALFORMED_BODY = b'{"id": "chatcmpl-stub", "object": "chat.completion", "choices": [{"index": 0, "mess'
+MALFORMED_BODY = (
+    b'{"id": "chatcmpl-stub", "object": "chat.completion", "choices": [{"index": 0, "mess'
+)
 
 
 @dataclass
@@ -105,12 +107,14 @@ def completion_body(index: int, model: str, reply: str, prompt_chars: int) -> di
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{
-            "index": 0,
-            "message": {"role": "assistant", "content": reply},
-            "finish_reason": "stop",
-            "logprobs": None,
-        }],
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": reply},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
         "usage": {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
@@ -166,8 +170,10 @@ class StubServer:
         self._httpd = _HTTPServer(self._address, _Handler, self)
         self._t0 = time.monotonic()
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-            name=f"agentsense-stub-{self.port}", daemon=True,
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=f"agentsense-stub-{self.port}",
+            daemon=True,
         )
         self._thread.start()
         return self
@@ -227,11 +233,15 @@ class StubServer:
         with self._lock:
             return list(self._records)
 
-    def chat_records(self, outcome: str | None = None, model: str | None = None) -> list[RequestRecord]:
+    def chat_records(
+        self, outcome: str | None = None, model: str | None = None
+    ) -> list[RequestRecord]:
         """Chat-completion requests, optionally only those with an outcome or a model."""
         return [
-            r for r in self.records
-            if r.is_chat and (outcome is None or r.outcome == outcome)
+            r
+            for r in self.records
+            if r.is_chat
+            and (outcome is None or r.outcome == outcome)
             and (model is None or r.model == model)
         ]
 
@@ -342,8 +352,15 @@ class _Handler(BaseHTTPRequestHandler):
     def _get(self, stub: StubServer, record: RequestRecord) -> None:
         path = self.path.rstrip("/")
         if path == MODELS_PATH:
-            data = [{"id": m, "object": "model", "owned_by": "agentsense-stub",
-                     "max_model_len": MAX_MODEL_LEN} for m in stub.seen_models()]
+            data = [
+                {
+                    "id": m,
+                    "object": "model",
+                    "owned_by": "agentsense-stub",
+                    "max_model_len": MAX_MODEL_LEN,
+                }
+                for m in stub.seen_models()
+            ]
             self._send_json(200, {"object": "list", "data": data}, record)
         elif path in ("/health", "/v1/health"):
             self._send_json(200, {"status": "ok"}, record)
@@ -432,12 +449,17 @@ class _Handler(BaseHTTPRequestHandler):
             pairs = [(m["role"], m["content"]) for m in record.messages]
             record.reply = stub.reply_for(record.model, pairs)
             chars = sum(len(content) for _, content in pairs)
-            self._send_json(200, completion_body(record.index, record.model, record.reply, chars), record)
+            self._send_json(
+                200, completion_body(record.index, record.model, record.reply, chars), record
+            )
 
     # -- output --------------------------------------------------------------
 
     def _send_json(
-        self, status: int, payload: dict[str, Any], record: RequestRecord,
+        self,
+        status: int,
+        payload: dict[str, Any],
+        record: RequestRecord,
         headers: dict[str, str] | None = None,
     ) -> None:
         self._send(status, json.dumps(payload).encode(), record, headers)
@@ -458,4 +480,3 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except OSError:
             self.close_connection = True  # the client went away (e.g. its attempt timed out)
-

@@ -42,7 +42,9 @@ class BlindAnswers(StoreModel):
 
 
 def _as_question(record: dict[str, Any]) -> Question:
-    return Question("mcq", record["about"], None, int(record["item"]), record["about"], record["text"])
+    return Question(
+        "mcq", record["about"], None, int(record["item"]), record["about"], record["text"]
+    )
 
 
 @solver
@@ -62,7 +64,8 @@ def blind_interview(protocol: Protocol | None = None, seed: int = 0) -> Solver:
         record = store_as(BlindAnswers)
         record.protocol = settings.model_dump()
         record.answers = [
-            {"about": q.about, "item": q.item, "text": q.text, "answer": answer} for q, answer in answers.items()
+            {"about": q.about, "item": q.item, "text": q.text, "answer": answer}
+            for q, answer in answers.items()
         ]
         summary = "\n".join(f"{q.about}: {answer}" for q, answer in answers.items())
         state.output = ModelOutput.from_content(model="blind", content=summary)
@@ -83,8 +86,11 @@ def blind_mcq() -> Scorer:
         answers = {_as_question(record): str(record["answer"]) for record in stored.answers}
         accuracy, details = score_mcq(scenario_of(state.metadata), answers, protocol)
         metadata = {"protocol": protocol.mode, **details, "mcq_scored": not math.isnan(accuracy)}
-        return Score(value={BLIND_KEY: accuracy}, explanation=mcq_explanation(details["mcq"]),
-                     metadata=metadata)
+        return Score(
+            value={BLIND_KEY: accuracy},
+            explanation=mcq_explanation(details["mcq"]),
+            metadata=metadata,
+        )
 
     return score
 
@@ -101,9 +107,13 @@ def blind(
     option_mark: OptionMark = "upper",
 ) -> Task:
     """Blind test: MCQs answered before any interaction, on the scenes that have MCQs."""
-    settings = make_protocol(mode=protocol, agent_temperature=agent_temperature,
-                             judge_temperature=judge_temperature, max_tokens=max_tokens,
-                             option_mark=option_mark)
+    settings = make_protocol(
+        mode=protocol,
+        agent_temperature=agent_temperature,
+        judge_temperature=judge_temperature,
+        max_tokens=max_tokens,
+        option_mark=option_mark,
+    )
     scenes = [scene for scene in load_scenarios(dataset) if scene.has_mcq]
     if not scenes:
         raise PrerequisiteError(f"No scene of dataset {dataset!r} has MCQs: nothing to blind-test.")

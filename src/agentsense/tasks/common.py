@@ -23,15 +23,26 @@ def make_protocol(**settings: object) -> Protocol:
     try:
         return Protocol.model_validate(settings)
     except ValidationError as error:
-        lines = [f"  -T {'.'.join(map(str, e['loc']))}={e.get('input')!r}: {e['msg']}" for e in error.errors()]
-        raise PrerequisiteError("Invalid AgentSense task argument(s):\n" + "\n".join(lines)) from None
+        lines = [
+            f"  -T {'.'.join(map(str, e['loc']))}={e.get('input')!r}: {e['msg']}"
+            for e in error.errors()
+        ]
+        raise PrerequisiteError(
+            "Invalid AgentSense task argument(s):\n" + "\n".join(lines)
+        ) from None
 
 
 def check_replay(scenes: list[Scenario], protocol: Protocol, source: str) -> None:
     """A recorded speaker order must have exactly one speaker per model turn."""
     problems = [
-        Problem(source, None, scene.sample_idx, "speaker_order", f"{len(scene.speaker_order)} speakers",
-                f"{protocol.n_turns} (max_messages - 1), or drop the field for a random order")
+        Problem(
+            source,
+            None,
+            scene.sample_idx,
+            "speaker_order",
+            f"{len(scene.speaker_order)} speakers",
+            f"{protocol.n_turns} (max_messages - 1), or drop the field for a random order",
+        )
         for scene in scenes
         if scene.speaker_order is not None and len(scene.speaker_order) != protocol.n_turns
     ]
@@ -57,7 +68,9 @@ def agentsense_task(
     if not scenes:
         raise PrerequisiteError(f"No scene of dataset {dataset!r} fits the task {name!r}.")
     return Task(
-        dataset=scene_dataset(scenes, name=f"agentsense-{dataset}" if "/" not in dataset else dataset, bind=bind),
+        dataset=scene_dataset(
+            scenes, name=f"agentsense-{dataset}" if "/" not in dataset else dataset, bind=bind
+        ),
         solver=simulation(protocol=protocol, seed=seed),
         scorer=scorer,
         epochs=epochs,

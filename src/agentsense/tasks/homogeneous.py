@@ -25,10 +25,16 @@ def goal(
     max_tokens: int = 128,
 ) -> Task:
     """Goal completion on every scene."""
-    settings = make_protocol(mode=protocol, max_messages=max_messages, agent_temperature=agent_temperature,
-                             judge_temperature=judge_temperature, max_tokens=max_tokens)
-    return agentsense_task(name="goal", scorer=goal_completion(), dataset=dataset,
-                           protocol=settings, seed=seed)
+    settings = make_protocol(
+        mode=protocol,
+        max_messages=max_messages,
+        agent_temperature=agent_temperature,
+        judge_temperature=judge_temperature,
+        max_tokens=max_tokens,
+    )
+    return agentsense_task(
+        name="goal", scorer=goal_completion(), dataset=dataset, protocol=settings, seed=seed
+    )
 
 
 @task
@@ -43,11 +49,22 @@ def info(
     option_mark: OptionMark = "upper",
 ) -> Task:
     """Private-information MCQ accuracy on the scenes that have MCQs."""
-    settings = make_protocol(mode=protocol, max_messages=max_messages, agent_temperature=agent_temperature,
-                             judge_temperature=judge_temperature, max_tokens=max_tokens,
-                             option_mark=option_mark)
-    return agentsense_task(name="info", scorer=mcq_accuracy(), dataset=dataset, protocol=settings,
-                           seed=seed, keep=lambda scene: scene.has_mcq)
+    settings = make_protocol(
+        mode=protocol,
+        max_messages=max_messages,
+        agent_temperature=agent_temperature,
+        judge_temperature=judge_temperature,
+        max_tokens=max_tokens,
+        option_mark=option_mark,
+    )
+    return agentsense_task(
+        name="info",
+        scorer=mcq_accuracy(),
+        dataset=dataset,
+        protocol=settings,
+        seed=seed,
+        keep=lambda scene: scene.has_mcq,
+    )
 
 
 @task
@@ -62,8 +79,14 @@ def full(
     option_mark: OptionMark = "upper",
 ) -> Task:
     """Goal completion and MCQ accuracy on one conversation per scene."""
-    settings = make_protocol(mode=protocol, max_messages=max_messages, agent_temperature=agent_temperature,
-                             judge_temperature=judge_temperature, max_tokens=max_tokens,
-                             option_mark=option_mark)
-    return agentsense_task(name="full", scorer=goal_and_mcq(), dataset=dataset, protocol=settings,
-                           seed=seed)
+    settings = make_protocol(
+        mode=protocol,
+        max_messages=max_messages,
+        agent_temperature=agent_temperature,
+        judge_temperature=judge_temperature,
+        max_tokens=max_tokens,
+        option_mark=option_mark,
+    )
+    return agentsense_task(
+        name="full", scorer=goal_and_mcq(), dataset=dataset, protocol=settings, seed=seed
+    )

@@ -59,17 +59,25 @@ def numbered_goals(scene: Scenario) -> list[tuple[str, str]]:
 
 def type_prompt(scene: Scenario) -> str:
     types = "\n".join(f"- {name}: {text}" for name, text in SCENARIO_TYPES.items())
-    return SCENARIO_TYPE_PROMPT.format(types=types, background=scene.background, description=scene.description)
+    return SCENARIO_TYPE_PROMPT.format(
+        types=types, background=scene.background, description=scene.description
+    )
 
 
 def category_prompt(scene: Scenario) -> str:
     categories = "\n".join(f"- {name}: {text}" for name, text in GOAL_CATEGORIES.items())
-    goals = "\n".join(f"{i}. {name}: {goal}" for i, (name, goal) in enumerate(numbered_goals(scene), start=1))
-    return GOAL_CATEGORY_PROMPT.format(categories=categories, background=scene.background, goals=goals)
+    goals = "\n".join(
+        f"{i}. {name}: {goal}" for i, (name, goal) in enumerate(numbered_goals(scene), start=1)
+    )
+    return GOAL_CATEGORY_PROMPT.format(
+        categories=categories, background=scene.background, goals=goals
+    )
 
 
 def roles_prompt(scene: Scenario) -> str:
-    data = json.dumps({c.name: [goal.goal for goal in c.goals] for c in scene.characters}, ensure_ascii=False)
+    data = json.dumps(
+        {c.name: [goal.goal for goal in c.goals] for c in scene.characters}, ensure_ascii=False
+    )
     return SENDER_RECEIVER_PROMPT.format(data=data)
 
 
@@ -134,20 +142,29 @@ def label_scene(max_tokens: int = 512) -> Solver:
             return output.completion or ""
 
         labels = store_as(SceneLabels)
-        replies = {"type": await ask(type_prompt(scene)), "categories": await ask(category_prompt(scene)),
-                   "roles": await ask(roles_prompt(scene))}
+        replies = {
+            "type": await ask(type_prompt(scene)),
+            "categories": await ask(category_prompt(scene)),
+            "roles": await ask(roles_prompt(scene)),
+        }
         labels.replies = replies
         labels.scenario_type = parse_type(replies["type"])
         labels.categories = parse_categories(replies["categories"], numbered_goals(scene))
         labels.roles = parse_roles(replies["roles"], scene.names)
-        state.output = ModelOutput.from_content(model=str(model), content=json.dumps(_labels_json(labels)))
+        state.output = ModelOutput.from_content(
+            model=str(model), content=json.dumps(_labels_json(labels))
+        )
         return state
 
     return solve
 
 
 def _labels_json(labels: SceneLabels) -> dict[str, Any]:
-    return {"scenario_type": labels.scenario_type, "categories": labels.categories, "roles": labels.roles}
+    return {
+        "scenario_type": labels.scenario_type,
+        "categories": labels.categories,
+        "roles": labels.roles,
+    }
 
 
 def _share(pairs: list[tuple[Any, Any]]) -> float:
@@ -157,11 +174,17 @@ def _share(pairs: list[tuple[Any, Any]]) -> float:
 
 
 def agreement(scene: Scenario, labels: SceneLabels) -> dict[str, float]:
-    categories = [(labels.categories.get(c.name, {}).get(g.goal), g.category) for c in scene.characters
-                  for g in c.goals]
+    categories = [
+        (labels.categories.get(c.name, {}).get(g.goal), g.category)
+        for c in scene.characters
+        for g in c.goals
+    ]
     roles = [(labels.roles.get(name), (scene.roles or {}).get(name)) for name in scene.names]
-    return {"type_agreement": _share([(labels.scenario_type, scene.scenario_type)]),
-            "category_agreement": _share(categories), "role_agreement": _share(roles)}
+    return {
+        "type_agreement": _share([(labels.scenario_type, scene.scenario_type)]),
+        "category_agreement": _share(categories),
+        "role_agreement": _share(roles),
+    }
 
 
 @scorer(metrics={key: [mean()] for key in AGREEMENT_KEYS})
@@ -170,8 +193,10 @@ def label_agreement() -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         labels = store_as(SceneLabels)
-        return Score(value=agreement(scenario_of(state.metadata), labels),  # type: ignore[arg-type]
-                     metadata={"labels": _labels_json(labels)})
+        return Score(
+            value=agreement(scenario_of(state.metadata), labels),  # type: ignore[arg-type]
+            metadata={"labels": _labels_json(labels)},
+        )
 
     return score
 
@@ -181,8 +206,13 @@ def labelling(dataset: str = "official", max_tokens: int = 512) -> Task:
     """Label goal categories, scenario types and sender/receiver roles with a model."""
     scenes = load_scenarios(dataset)
     name = f"agentsense-{dataset}" if "/" not in dataset else dataset
-    return Task(dataset=scene_dataset(scenes, name=name), solver=label_scene(max_tokens),
-                scorer=label_agreement(), version=1, metadata={"dataset": dataset, "protocol": {}})
+    return Task(
+        dataset=scene_dataset(scenes, name=name),
+        solver=label_scene(max_tokens),
+        scorer=label_agreement(),
+        version=1,
+        metadata={"dataset": dataset, "protocol": {}},
+    )
 
 
 # --- export ------------------------------------------------------------------------------------
@@ -198,8 +228,12 @@ def _read_labelled(log: str) -> list[tuple[Scenario, dict[str, Any]]]:
     path = Path(log)
     if not path.is_file():
         raise ReportError(f"{log}: no such log file.")
-    columns = [SampleColumn("id", path="id", required=True, type=str), SampleColumn("epoch", path="epoch"),
-               SampleColumn("scenario", path="metadata.scenario", full=True), *SampleScores]
+    columns = [
+        SampleColumn("id", path="id", required=True, type=str),
+        SampleColumn("epoch", path="epoch"),
+        SampleColumn("scenario", path="metadata.scenario", full=True),
+        *SampleScores,
+    ]
     try:
         frame = samples_df(str(path), columns=columns, quiet=True)
     except Exception as error:  # Inspect raises many types for unreadable files
@@ -209,7 +243,9 @@ def _read_labelled(log: str) -> list[tuple[Scenario, dict[str, Any]]]:
     scenes = []
     for row in frame[frame["epoch"] == 1].to_dict("records"):
         metadata = row["score_label_agreement_metadata"]
-        labels = (json.loads(metadata) if isinstance(metadata, str) else metadata or {}).get("labels")
+        labels = (json.loads(metadata) if isinstance(metadata, str) else metadata or {}).get(
+            "labels"
+        )
         if labels:
             scenes.append((Scenario.model_validate(json.loads(row["scenario"])), labels))
     return scenes
@@ -223,8 +259,9 @@ def _labelled_record(scene: Scenario, labels: dict[str, Any]) -> dict[str, Any]:
         record["roles"] = roles
     for character in record["characters"]:
         for goal in character["goals"]:
-            goal["category"] = (labels.get("categories") or {}).get(character["name"], {}).get(goal["goal"]) \
-                or goal.get("category")
+            goal["category"] = (labels.get("categories") or {}).get(character["name"], {}).get(
+                goal["goal"]
+            ) or goal.get("category")
     return record
 
 
@@ -236,11 +273,18 @@ def export_labels(log: str, out: Path, dataset_out: Path | None = None) -> int:
         key = str(scene.sample_idx)
         if labels.get("scenario_type"):
             result.scenario_types[key] = labels["scenario_type"]
-        result.goal_categories[key] = {name: {g: c for g, c in goals.items() if c}
-                                       for name, goals in (labels.get("categories") or {}).items()}
-        result.roles[key] = {name: role for name, role in (labels.get("roles") or {}).items() if role}
+        result.goal_categories[key] = {
+            name: {g: c for g, c in goals.items() if c}
+            for name, goals in (labels.get("categories") or {}).items()
+        }
+        result.roles[key] = {
+            name: role for name, role in (labels.get("roles") or {}).items() if role
+        }
     out.write_text(json.dumps(result.to_json(), indent=1, ensure_ascii=False), encoding="utf-8")
     if dataset_out is not None:
-        lines = [json.dumps(_labelled_record(scene, labels), ensure_ascii=False) for scene, labels in labelled]
+        lines = [
+            json.dumps(_labelled_record(scene, labels), ensure_ascii=False)
+            for scene, labels in labelled
+        ]
         dataset_out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return len(labelled)

@@ -32,7 +32,10 @@ def has_both_roles(scene: Scenario) -> bool:
 def role_binding(scene: Scenario) -> dict[str, str | None]:
     """Character -> Inspect model role: its sender/receiver label (official: non-senders receive)."""
     roles = scene.roles or {}
-    return {name: SENDER_ROLE if roles.get(name) == SENDER_ROLE else RECEIVER_ROLE for name in scene.names}
+    return {
+        name: SENDER_ROLE if roles.get(name) == SENDER_ROLE else RECEIVER_ROLE
+        for name in scene.names
+    }
 
 
 @task
@@ -54,11 +57,25 @@ def pairwise(
         sender: model for the role `sender` (default: `--model-role sender=...`, else the evaluated model).
         receiver: model for the role `receiver` (same fallbacks).
     """
-    settings = make_protocol(mode=protocol, max_messages=max_messages, agent_temperature=agent_temperature,
-                             judge_temperature=judge_temperature, max_tokens=max_tokens,
-                             option_mark=option_mark)
-    built = agentsense_task(name="pairwise", scorer=goal_and_mcq(), dataset=dataset, protocol=settings,
-                            seed=seed, keep=has_both_roles, bind=role_binding)
-    roles = {role: model for role, model in ((SENDER_ROLE, sender), (RECEIVER_ROLE, receiver)) if model}
+    settings = make_protocol(
+        mode=protocol,
+        max_messages=max_messages,
+        agent_temperature=agent_temperature,
+        judge_temperature=judge_temperature,
+        max_tokens=max_tokens,
+        option_mark=option_mark,
+    )
+    built = agentsense_task(
+        name="pairwise",
+        scorer=goal_and_mcq(),
+        dataset=dataset,
+        protocol=settings,
+        seed=seed,
+        keep=has_both_roles,
+        bind=role_binding,
+    )
+    roles = {
+        role: model for role, model in ((SENDER_ROLE, sender), (RECEIVER_ROLE, receiver)) if model
+    }
     # Task-level roles are defaults: an eval-level --model-role for the same role overrides them.
     return task_with(built, model_roles=roles) if roles else built
