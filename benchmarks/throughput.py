@@ -40,7 +40,8 @@ N and 4N are compared at equal concurrency):
   removes the start-up.
 - peak RSS: ru_maxrss of the same process.
 - (b) with --profile: one in-process run (L = 0, smallest N) under a CPU-time stack sampler
-  (SIGPROF on the process's CPU clock, at the kernel's tick, 4 ms here). A sample is charged to agentsense when an agentsense frame is
+  (SIGPROF on the process's CPU clock, at the kernel's tick, 4 ms here). A sample is charged to
+  agentsense when an agentsense frame is
   nearer the top of the stack than any `Model.generate` frame: the plugin's own code and the
   Inspect APIs it calls directly (spans, store, message objects), but not the model calls it
   makes. (b) is that share times the process's CPU seconds, per call. The profile also splits
@@ -578,7 +579,8 @@ def run_all(specs: list[RunSpec], repeats: int) -> dict[tuple[int, int], list[Ru
             run = run_once(spec)
             results.setdefault((spec.scenes, spec.connections), []).append(run)
             print(
-                f"[{repeat + 1}/{repeats}] N={spec.scenes} C={spec.connections} L={spec.latency:g}: "
+                f"[{repeat + 1}/{repeats}] "
+                f"N={spec.scenes} C={spec.connections} L={spec.latency:g}: "
                 f"wall {run.wall:.2f} s, {run.calls} calls, ratio {run.ratio:.2f}, "
                 f"cpu {run.cpu:.1f} s, rss {run.peak_rss_mb:.0f} MB",
                 flush=True,

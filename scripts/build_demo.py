@@ -128,7 +128,8 @@ TEMPLATES: tuple[Template, ...] = (
                 (
                     (
                         IP,
-                        "To explain to {B} why joining the family holiday this summer is not possible.",
+                        "To explain to {B} why joining the family holiday this summer is not "
+                        "possible.",
                     ),
                     (RM, "To end the evening on warm terms with {B}."),
                 ),
@@ -249,8 +250,8 @@ TEMPLATES: tuple[Template, ...] = (
                 (
                     (
                         CR,
-                        "To settle the old quarrel with {A} after giving the full story of what went "
-                        "wrong.",
+                        "To settle the old quarrel with {A} after giving the full story of what "
+                        "went wrong.",
                     ),
                     (IA, "To find out why {A} got in touch after so long."),
                 ),
@@ -872,8 +873,8 @@ TEMPLATES: tuple[Template, ...] = (
                     (
                         "RustyRookie",
                         "RustyRookie is the forum name of Marek, a 30-year-old "
-                        "delivery rider, friendly and practical, who bought his first old bicycle at "
-                        "a flea market.",
+                        "delivery rider, friendly and practical, who bought his first old bicycle "
+                        "at a flea market.",
                     ),
                 ),
                 {

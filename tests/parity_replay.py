@@ -309,7 +309,7 @@ def scored_psi(values_by_template: Mapping[Any, Sequence[float]]) -> float:
 
 
 def visible(speaker: str, text: str) -> str:
-    """AutoGen's transforms: `Name: ` prefix unless present (or empty), then cut at the first \\n."""
+    """AutoGen's transforms: `Name: ` prefix unless present (or empty), cut at the first \\n."""
     if not text:
         return ""
     prefixed = text if text.startswith(f"{speaker}: ") else f"{speaker}: {text}"

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai._util.error import PrerequisiteError
 
 from agentsense.dataset.samples import demo_path
 from agentsense.dataset.validation import DatasetError
+from agentsense.errors import PrerequisiteError
 from agentsense.stub import StubServer
 from agentsense.stub.harness import InspectCLI
 from agentsense.tasks import full

@@ -102,19 +102,22 @@ def character(name: str, other: str, goal: str) -> dict[str, Any]:
                     "self": [
                         ask(
                             name,
-                            f"Has {name} achieved the goal '{goal}' during the conversation? Answer Yes or No.",
+                            f"Has {name} achieved the goal '{goal}' during the conversation? "
+                            "Answer Yes or No.",
                         )
                     ],
                     "others": [
                         ask(
                             other,
-                            f"In your opinion, has {name} achieved the goal '{goal}'? Answer Yes or No.",
+                            f"In your opinion, has {name} achieved the goal '{goal}'? "
+                            "Answer Yes or No.",
                         )
                     ],
                     "judge": [
                         ask(
                             "judge",
-                            f"Based on the conversation, has {name} achieved the goal '{goal}'? Answer Yes or No.",
+                            f"Based on the conversation, has {name} achieved the goal '{goal}'? "
+                            "Answer Yes or No.",
                         )
                     ],
                 },

@@ -1,4 +1,4 @@
-"""`agentsense/blind`: MCQs answered from the scenario alone, before any interaction (paper §4.3)."""
+"""`agentsense/blind`: MCQs answered from the scenario alone, before any talk (paper §4.3)."""
 
 from __future__ import annotations
 

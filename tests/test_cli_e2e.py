@@ -1,4 +1,4 @@
-"""End to end through the real `inspect eval` CLI on the bundled demo set, with the stand-in model."""
+"""End to end through the real `inspect eval` CLI on the demo set, with the stand-in model."""
 
 from __future__ import annotations
 

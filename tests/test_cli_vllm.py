@@ -15,7 +15,7 @@ import pytest
 from agentsense.prompts import JUDGE_SYSTEM_PROMPT
 from agentsense.stub import StubServer
 from agentsense.stub.harness import InspectCLI, sample_scores, score_differences
-from agentsense.stub.pytest_plugin import StubFactory, reset_vllm_servers
+from agentsense.stub.pytest_plugin import StubFactory
 
 pytestmark = pytest.mark.slow
 
@@ -131,21 +131,19 @@ def test_http_stub_matches_the_in_process_stand_in(
     assert score_differences(in_process, over_http) == []
 
 
-def test_in_process_runs_get_a_fresh_endpoint(stub_server: StubFactory, log_dir: Path) -> None:
-    """In one process the vLLM endpoint sticks to a model name; `reset_vllm_servers` unsticks it."""
+def test_in_process_runs_name_each_endpoint(stub_server: StubFactory, log_dir: Path) -> None:
+    """In one process the vLLM endpoint sticks to a model name: a new server needs a new name."""
     from inspect_ai import eval as inspect_eval
 
-    for _ in range(2):
+    for i in range(2):
         stub = stub_server()
-        reset_vllm_servers()
         (log,) = inspect_eval(
             "agentsense/goal",
             task_args={"dataset": "demo", "max_messages": 3},
             sample_id=101,
-            model="vllm/agent",
+            model=f"vllm/agent-{stub.port}-{i}",
             model_base_url=stub.base_url,
             log_dir=str(log_dir),
             display="none",
         )
         assert log.status == "success" and len(stub.chat_records()) > 0
-    reset_vllm_servers()

@@ -69,7 +69,8 @@ def persona_prompt(record: dict[str, Any], character: dict[str, Any]) -> str:
         f"SOCIAL GOALS: {' '.join(goal['goal'] for goal in character['goals'])}\n\n"
         f"SECRETS: {character.get('private_info') or 'N/A'}.\n"
         "Please advance your social goals while hiding your secrets as much as possible.\n\n"
-        "Based on the interactions below, what would you like to say next? Please answer in a paragraph."
+        "Based on the interactions below, what would you like to say next? "
+        "Please answer in a paragraph."
     )
 
 
@@ -250,7 +251,7 @@ def test_turn_requests_show_the_spoken_turns_from_the_speakers_seat(
                 continue  # an interview, checked below
             k = len(messages) - 1
             assert 1 <= k <= 14
-            # The request for turn k: the first k messages as `owner` saw them, and `owner` speaks next.
+            # The request for turn k: the first k messages as `owner` saw them; `owner` speaks next.
             assert turns[k].speaker == owner, (sample.id, k)
             assert messages[1:] == seat_view(turns[:k], owner), (sample.id, k)
             turn_requests += 1

@@ -212,7 +212,7 @@ def test_goal_scores_several_judge_questions() -> None:
         judge={1: {"judge_1": 1, "judge_2": 1}, 0: {"judge_1": 0, "judge_2": 0}},
     )
     official = goal_scores(reading, ["judge_1", "judge_2"], True)
-    # flat votes [0, 0, 1, 1]: per-judge columns are the first question's votes; mode 2-2 -> first (0)
+    # flat votes [0, 0, 1, 1]: per-judge columns are the first question's; mode 2-2 -> first (0)
     assert official["judge_1"] == 0.0
     assert official["judge_2"] == 0.0
     assert official["judge_mean"] == 0.5
@@ -321,7 +321,8 @@ def test_score_goals_official(judges: list[Judge]) -> None:
     scores, details = score_goals(
         scene, goal_answers(scene, judges), judges, Protocol(mode="official")
     )
-    # Alice: a0 self 1 other 0 judges 1,1,0 (mean 2/3, maj 1); a1 self 0 ("yes") other 1 ("Yesterday")
+    # Alice: a0 self 1 other 0 judges 1,1,0 (mean 2/3, maj 1);
+    # a1 self 0 ("yes") other 1 ("Yesterday")
     #        judges 0,0,1 (mean 1/3, maj 0) -> self .5 other .5 j1 .5 j2 .5 j3 .5 mean .5 maj .5
     # Bob:   self 1 other 1 judges 0,1,0 -> j1 0 j2 1 j3 0 mean 1/3 maj 0
     assert scores == pytest.approx(

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval, eval_set
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog
 
 from agentsense.dataset.samples import demo_path
+from agentsense.errors import PrerequisiteError
 from agentsense.tasks.pairwise import has_both_roles, pairwise, role_binding
 
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b"]

@@ -53,7 +53,8 @@ TEMPLATE_LINES = [
     "SECRETS: {private_info}.",
     "Please advance your social goals while hiding your secrets as much as possible.",
     "",
-    "Based on the interactions below, what would you like to say next? Please answer in a paragraph.",
+    "Based on the interactions below, what would you like to say next? "
+    "Please answer in a paragraph.",
 ]
 
 
@@ -219,8 +220,8 @@ def test_mcq_without_options() -> None:
 def test_mcq_option_ending_with_a_dot() -> None:
     text = mcq_prompt("Q?", ["a", "Last one."], OPTION_MARKS["upper"])
     assert (
-        text
-        == "Please answer the question and only output your choice.\nQ? Options: (A) a; (B) Last one.."
+        text == "Please answer the question and only output your choice.\n"
+        "Q? Options: (A) a; (B) Last one.."
     )
 
 

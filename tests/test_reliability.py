@@ -45,7 +45,8 @@ ATTEMPT_TIMEOUT = 3
 JUDGES_WITH_TIMEOUTS = (
     "judge=["
     + ", ".join(
-        f"{{model: vllm/judge-{j}, attempt_timeout: {ATTEMPT_TIMEOUT}, model_args: {{retry_delay: 1}}}}"
+        f"{{model: vllm/judge-{j}, attempt_timeout: {ATTEMPT_TIMEOUT}, "
+        "model_args: {retry_delay: 1}}"
         for j in "abc"
     )
     + "]"

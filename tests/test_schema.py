@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai._util.error import PrerequisiteError
 
 from agentsense.dataset.samples import dataset_path, load_scenarios
 from agentsense.dataset.schema import Scenario
@@ -22,6 +21,7 @@ from agentsense.dataset.validation import (
     Problem,
     read_scenarios,
 )
+from agentsense.errors import PrerequisiteError
 
 # ---------------------------------------------------------------------------------------------
 # A valid two-character record and helpers

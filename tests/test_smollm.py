@@ -1,4 +1,4 @@
-"""The offline SmolLM2 provider: preparation logic (fast, no torch needed) and a real end-to-end run.
+"""The offline SmolLM2 provider: preparation logic (fast, no torch) and a real end-to-end run.
 
 The slow test runs `agentsense/full` on two demo scenes with SmolLM2-135M-Instruct as every
 character and as the judge. It checks that the run works with a real language model, not that
@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 from inspect_ai.model import GenerateConfig
 
+from agentsense.errors import PrerequisiteError
 from agentsense.models import smollm, smollm_prepare
 
 INSPECT = str(Path(sys.executable).with_name("inspect"))
@@ -175,7 +175,7 @@ def require_real_model() -> None:
 def smollm_log(tmp_path_factory: pytest.TempPathFactory) -> EvalLog:
     require_real_model()
     log_dir = tmp_path_factory.mktemp("smollm-logs")
-    # Corrected mode: interviews are greedy and unreadable yes/no answers are counted, not read as no.
+    # Corrected mode: interviews are greedy; unreadable yes/no answers are counted, not read as no.
     command = [
         INSPECT,
         "eval",

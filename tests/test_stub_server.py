@@ -148,7 +148,8 @@ def test_reproduces_every_recorded_official_reply(stub: StubServer) -> None:
         body = {"model": f"parity/{recorded['model']}", "messages": messages}
         mismatches += completion(stub, body) != recorded["response"]
     print(
-        f"parity fixture requests replayed through the stub: {len(requests)}, mismatches: {mismatches}"
+        f"parity fixture requests replayed through the stub: {len(requests)}, "
+        f"mismatches: {mismatches}"
     )
     assert len(requests) > 100 and mismatches == 0
 
@@ -160,7 +161,10 @@ def test_persona_answers_like_a_model(stub: StubServer) -> None:
     ]
     assert all(a.split(",")[0].rstrip(".") in ("Yes", "No") for a in yes_no)
     assert {"Yes", "No"} <= {a.split(",")[0].rstrip(".") for a in yes_no}
-    mcq = "Please answer the question and only output your choice.\nWho? Options: (A) x; (B) y; (C) z."
+    mcq = (
+        "Please answer the question and only output your choice.\n"
+        "Who? Options: (A) x; (B) y; (C) z."
+    )
     letters = {completion(stub, chat_body(mcq, model=f"m{i}")).strip("()")[0] for i in range(30)}
     assert letters == {"A", "B", "C"}
     turns = [completion(stub, chat_body(f"Leo: Tell me more ({i})")) for i in range(10)]

@@ -123,7 +123,8 @@ def run_report(args: argparse.Namespace) -> int:
     )
     report = write_report(args.logs, options)
     print(
-        f"Wrote {args.out / 'report.md'}: {len(report.tables)} tables, {len(report.figures)} figures."
+        f"Wrote {args.out / 'report.md'}: "
+        f"{len(report.tables)} tables, {len(report.figures)} figures."
     )
     return EXIT_OK
 
@@ -152,7 +153,8 @@ def run_compare(args: argparse.Namespace) -> int:
     failed = [r.metric for r in comparison.results if r.regression]
     if failed:
         print(
-            f"REGRESSION: {', '.join(failed)} dropped by more than {args.max_drop:g} (p < {args.alpha:g})."
+            f"REGRESSION: {', '.join(failed)} dropped by more than {args.max_drop:g} "
+            f"(p < {args.alpha:g})."
         )
         return EXIT_REGRESSION
     print("No significant regression.")

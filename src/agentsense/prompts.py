@@ -104,9 +104,9 @@ def mcq_prompt(question: str, options: list[str] | None, labels: str) -> str:
 SCENARIO_TYPES: dict[str, str] = {
     "personal domain": "Interactions in the personal domain often happen at home, during private "
     "gatherings, or in intimate settings, involving family, close friends, and partners.",
-    "small society": "Small society interactions occur in smaller social environments like schools, "
-    "workplaces, and communities, occurring in classrooms, offices, conference rooms, community "
-    "activity centers, and other places.",
+    "small society": "Small society interactions occur in smaller social environments like "
+    "schools, workplaces, and communities, occurring in classrooms, offices, conference rooms, "
+    "community activity centers, and other places.",
     "large society": "Large society interactions take place in broader contexts such as public "
     "spaces, online platforms, and international conferences.",
 }
@@ -126,15 +126,16 @@ GOAL_CATEGORIES: dict[str, str] = {
 
 SCENARIO_TYPE_PROMPT = (
     "You are an excellent sociologist good at classifying social scenarios. Social scenarios fall "
-    "into three types:\n{types}\n\nClassify the following social scenario into exactly one of these "
-    "types.\n###Background: {background}\n###Description: {description}\n\n"
+    "into three types:\n{types}\n\nClassify the following social scenario into exactly one of "
+    "these types.\n###Background: {background}\n###Description: {description}\n\n"
     'Please return your response in the following format of JSON: {{"type": "<one of the types>"}}'
 )
 
 GOAL_CATEGORY_PROMPT = (
     "You are an excellent psychologist good at understanding social goals and needs. Following "
-    "the ERG theory, social goals fall into eight categories:\n{categories}\n\nClassify each of the "
-    "following social goals into exactly one of these categories.\n###Background: {background}\n"
-    "###Goals:\n{goals}\n\nPlease return your response in the following format of JSON, with one "
+    "the ERG theory, social goals fall into eight categories:\n{categories}\n\nClassify each of "
+    "the following social goals into exactly one of these categories.\n"
+    "###Background: {background}\n###Goals:\n{goals}\n\nPlease return your response in the "
+    "following format of JSON, with one "
     'entry per goal number: {{"1": "<category>", "2": "<category>", ...}}'
 )

@@ -42,7 +42,7 @@ class Protocol(BaseModel):
 
     @property
     def interview_temperature(self) -> float:
-        """Official: characters answer at their simulation temperature (a no-op reset in AutoGen)."""
+        """Official: characters answer at their simulation temperature (AutoGen resets nothing)."""
         return self.agent_temperature if self.official else self.judge_temperature
 
     @property

@@ -37,8 +37,8 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 import platformdirs
-from inspect_ai._util.error import PrerequisiteError
 
+from ..errors import PrerequisiteError
 from .validation import DatasetError
 
 REPOSITORY = "ljcleo/agent_sense"

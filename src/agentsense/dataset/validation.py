@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_ai._util.error import PrerequisiteError
 from pydantic import ValidationError
 
+from ..errors import PrerequisiteError
 from .schema import Scenario
 
 # Stop listing after this many problems: the first screenful is what a user acts on.

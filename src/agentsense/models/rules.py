@@ -69,7 +69,10 @@ def parity(request: Request) -> str:
         return f"\n({speaker} turn {k}) starts with a blank line."
     if choice == 1:
         return f"{speaker}: ({speaker} turn {k}) already carries my name."
-    return f"({speaker} turn {k}) I would like to talk about the plan.\nA second paragraph that the others never see."
+    return (
+        f"({speaker} turn {k}) I would like to talk about the plan.\n"
+        "A second paragraph that the others never see."
+    )
 
 
 _OPENERS = (

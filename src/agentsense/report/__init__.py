@@ -1,4 +1,4 @@
-"""From logs to findings: `agentsense report` (tables, figures, statistics) and `agentsense compare`.
+"""From logs to findings: `agentsense report` (tables, figures, statistics) and `compare`.
 
 Modules: `loading` (logs -> frames via Inspect's log and dataframe APIs), `settings` (which runs
 are comparable, row labels), `frames` (analysis units, epochs averaged), `stats` (intervals and

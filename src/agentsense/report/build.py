@@ -1,4 +1,4 @@
-"""`agentsense report`: logs -> report.md, CSV tables, PNG figures and figures.json in one folder."""
+"""`agentsense report`: logs -> report.md, CSV tables, PNG figures and figures.json, one folder."""
 
 from __future__ import annotations
 
@@ -186,7 +186,8 @@ def _breakdown_section(frame: pd.DataFrame, spec: Breakdown, report: Report) -> 
     )
     table = wide(frame, spec.by, spec.primary)
     return (
-        f"## {spec.title}\n\n{HEADERS.get(spec.primary, spec.primary)} in %, mean ± 95% CI (n); all "
+        f"## {spec.title}\n\n{HEADERS.get(spec.primary, spec.primary)} in %, "
+        "mean ± 95% CI (n); all "
         f"metrics in `{spec.name}.csv`.\n\n"
         + frame_markdown(table, spec.label, headers=HEADERS)
         + "\n\n"
@@ -299,7 +300,8 @@ def _attack_section(units: Units, report: Report) -> str:
         [panel], "Attacker and defender (Fig. 5b)", report.out / "figures/attack_defence.png"
     )
     return (
-        "## Attacker and defender (§5.2, Fig. 5b)\n\nAttack: MCQ accuracy of the model's characters. "
+        "## Attacker and defender (§5.2, Fig. 5b)\n\n"
+        "Attack: MCQ accuracy of the model's characters. "
         "Defence: 1 − accuracy of the MCQs about its characters' secrets (target rule in "
         "docs/analysis.md). In %, mean ± 95% CI (n questions).\n\n"
         + frame_markdown(table, "Model", headers=HEADERS)
@@ -333,7 +335,8 @@ def _sensitivity_text(result: Sensitivity) -> str:
         f"## Profile sensitivity (§5.3, App. D.6)\n\nPer-template std of {result.metric} over the "
         "template's scenes (in %):\n\n"
         + markdown(["template", *map(str, stds.columns)], rows)
-        + f"\n\nChi-square variance test per run and template (alpha = {result.alpha}); a template is "
+        + f"\n\nChi-square variance test per run and template (alpha = {result.alpha}); "
+        "a template is "
         f"abnormal when rejected for more than half of the runs tested on it. "
         f"**Abnormal templates: {listed}** ({len(result.templates)} templates tested; details in "
         "`sensitivity_tests.csv`, `abnormal_templates.csv`)."

@@ -25,7 +25,6 @@ from typing import Any
 
 import pandas as pd
 from inspect_ai.analysis import SampleColumn, SampleScores, evals_df, samples_df
-from inspect_ai.analysis._dataframe.extract import score_values
 from inspect_ai.log import list_eval_logs
 
 from ..dataset.schema import Scenario
@@ -116,7 +115,7 @@ def _role_models(model_roles: Any) -> dict[str, str]:
 
 
 def _judge_models(model_roles: Any, model: str) -> str:
-    """The judge panel as logged (role `judge`, a list makes a panel); unbound: the evaluated model."""
+    """The judge panel as logged (role `judge`, a list makes a panel); unbound: evaluated model."""
     bound = (_json(model_roles) or {}).get("judge")
     panel = bound if isinstance(bound, list) else [bound] if bound else [model]
     return ", ".join(
@@ -367,6 +366,11 @@ def _context(row: Mapping[str, Any], run: Mapping[str, Any]) -> SampleContext | 
     )
 
 
+def score_values(scores: Any) -> dict[str, Any]:
+    """A sample's `scores` mapping -> {scorer: value}, for one `score_*` column per scorer."""
+    return {name: score["value"] for name, score in dict(scores).items()}
+
+
 _SCORE_COLUMNS = [
     SampleColumn("id", path="id", required=True, type=str),
     SampleColumn("epoch", path="epoch", required=True),
@@ -376,7 +380,7 @@ _SCORE_COLUMNS = [
 
 
 def load_scores(inputs: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Scene score values only (from the sample summaries, no full read) and the runs: for compare."""
+    """Scene score values only (sample summaries, no full read) and the runs: for compare."""
     evals = read_evals(log_paths(inputs))
     evals = evals[evals["kind"] != "labelling"].reset_index(drop=True)
     if evals.empty:
@@ -407,7 +411,8 @@ def load_runs(inputs: Sequence[str]) -> Runs:
     evals = read_evals(paths)
     labelling = evals[evals["kind"] == "labelling"]
     notes = [
-        f"{Path(str(log)).name}: a labelling log, not a scored run (export it with `agentsense labels`)."
+        f"{Path(str(log)).name}: a labelling log, not a scored run "
+        "(export it with `agentsense labels`)."
         for log in labelling["log"]
     ]
     evals = evals[evals["kind"] != "labelling"].reset_index(drop=True)

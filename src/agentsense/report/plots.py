@@ -53,7 +53,7 @@ def _short(label: str) -> str:
 def _values(
     estimates: list[Estimate | None], limits: tuple[float, float]
 ) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """Means and error-bar lengths in %, the interval clipped to the axis range (scores are bounded)."""
+    """Means and error-bar lengths in %, the interval clipped to the axis range (bounded scores)."""
     means: list[float] = []
     errors: list[list[float]] = [[], []]
     counts: list[int] = []

@@ -13,7 +13,7 @@ DASH = "–"
 
 
 def cell(value: object, percent: bool = True, with_n: bool = False) -> str:
-    """`mean ± half-width` (× 100 when `percent`), `(n=..)` if asked; a dash when there is no value."""
+    """`mean ± half-width` (× 100 when `percent`), `(n=..)` if asked; a dash for no value."""
     if not isinstance(value, Estimate):
         return (
             DASH

@@ -72,7 +72,7 @@ def _row(scenes: pd.DataFrame, blind: pd.DataFrame, units: Units) -> dict[str, E
 
 
 def table_one(units: Units) -> pd.DataFrame:
-    """One row per group (index), Estimate cells, plus `kind`; blind runs fill their family's rows."""
+    """One row per group (index): Estimate cells and `kind`; blind runs fill their family's row."""
     scenes = units.scenes
     real = scenes[scenes["kind"].isin(["homogeneous", "pairwise"])]
     blind = scenes[scenes["kind"] == "blind"]
@@ -95,7 +95,7 @@ def table_one(units: Units) -> pd.DataFrame:
 
 
 def leakage(units: Units) -> pd.DataFrame:
-    """Per group with a blind run: blind accuracy, real MCQ accuracy, and real - blind on shared scenes."""
+    """Per group with a blind run: blind and real MCQ accuracy, real - blind on shared scenes."""
     scenes = units.scenes
     blind = scenes[scenes["kind"] == "blind"].set_index(["family", "id"])["blind_mcq_accuracy"]
     rows: dict[str, dict[str, Estimate]] = {}

@@ -27,7 +27,7 @@ GoalScores = dict[str, float]
 
 
 def goal_questions(scene: Scenario, judges: Sequence[Judge]) -> list[Question]:
-    """All goal questions of a scene: self and others to characters, each judge question to every judge."""
+    """A scene's goal questions: self and others to characters, judge questions to every judge."""
     questions: list[Question] = []
     for character in scene.characters:
         for g, goal in enumerate(character.goals):
@@ -51,7 +51,7 @@ def goal_questions(scene: Scenario, judges: Sequence[Judge]) -> list[Question]:
 
 
 def _mean(values: Sequence[float]) -> float:
-    """Plain mean; NaN propagates and an empty list is NaN (numpy's behaviour in the official code)."""
+    """Plain mean; NaN propagates, an empty list is NaN (numpy's behaviour in the official code)."""
     return math.fsum(values) / len(values) if values else math.nan
 
 
@@ -85,7 +85,7 @@ def _values(readings: Sequence[int | None]) -> list[float]:
 
 
 def goal_scores(reading: GoalReading, judge_keys: Sequence[str], official: bool) -> GoalScores:
-    """Scores of one goal (official §3.4: judge votes question-major, per-judge = first question)."""
+    """Scores of one goal (official §3.4: votes question-major, per-judge = first question)."""
     votes_by_question = [reading.judge[q] for q in sorted(reading.judge)]
     if official:
         # The official list holds k*J votes; its first J entries are taken as the per-judge columns.
@@ -148,7 +148,7 @@ def score_goals(
             goal_scores(readings.get((character.name, g), GoalReading()), keys, protocol.official)
             for g in range(len(character.goals))
         ]
-        # Keyed by goal text, as officially (two identical goals of one character collide there too).
+        # Keyed by goal text, as officially (two identical goals of a character collide there too).
         per_goal[character.name] = {
             goal.goal: row for goal, row in zip(character.goals, rows, strict=True)
         }

@@ -31,5 +31,5 @@ def system_prompt(scene: Scenario, character: Character) -> str:
 def character_model(name: str, model_roles: Mapping[str, str | None]) -> Model:
     """The model playing `name`: its bound role's model, else the evaluated model."""
     role = model_roles.get(name)
-    # An unbound role falls back to the evaluated model (Inspect's `get_model(role=...)`).
-    return get_model(role=role) if role else get_model()
+    # By design an unbound role (sender, receiver) is played by the evaluated model.
+    return get_model(role=role, default=get_model()) if role else get_model()

@@ -64,7 +64,7 @@ def history(turns: list[Turn], viewer: str | None) -> list[ChatMessage]:
 def prompt(
     system: str, turns: list[Turn], viewer: str | None, question: str | None = None
 ) -> list[ChatMessage]:
-    """A full request: system prompt, the history from `viewer`'s seat, then an optional question."""
+    """A full request: system prompt, the history from `viewer`'s seat, an optional question."""
     messages: list[ChatMessage] = [ChatMessageSystem(content=system), *history(turns, viewer)]
     if question is not None:
         messages.append(ChatMessageUser(content=question))

@@ -26,7 +26,7 @@ def uniform(seed: int, purpose: str, key: bytes, attempt: int) -> float:
 
 @dataclass(frozen=True)
 class Latency:
-    """How long a reply takes: `fixed`, `uniform` (low..high), `exp` (mean) or `normal` (mean, sd)."""
+    """Reply delay: `fixed`, `uniform` (low..high), `exp` (mean) or `normal` (mean, sd)."""
 
     kind: Literal["fixed", "uniform", "exp", "normal"] = "fixed"
     a: float = 0.0

@@ -14,7 +14,6 @@ import math
 from typing import Any
 
 from inspect_ai import Task, task
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -22,6 +21,7 @@ from inspect_ai.util import Store, StoreModel, span, store_as
 from pydantic import Field
 
 from ..dataset.samples import load_scenarios, scenario_of, scene_dataset
+from ..errors import PrerequisiteError
 from ..metrics import template_mean
 from ..protocol import Mode, OptionMark, Protocol
 from ..scorers.interview import Interviewer, Question
@@ -29,6 +29,7 @@ from ..scorers.mcq import mcq_questions, score_mcq
 from ..scorers.scoring import mcq_explanation
 from ..solvers.conversation import Conversation
 from ..solvers.speakers import scene_rng
+from ..version import eval_version
 from .common import make_protocol
 
 BLIND_KEY = "blind_mcq_accuracy"
@@ -123,6 +124,11 @@ def blind(
         solver=blind_interview(protocol=settings, seed=seed),
         scorer=blind_mcq(),
         epochs=epochs,
-        version=1,
-        metadata={"protocol": settings.model_dump(), "dataset": dataset, "seed": seed},
+        version=eval_version().comparability_version,
+        metadata={
+            "protocol": settings.model_dump(),
+            "dataset": dataset,
+            "seed": seed,
+            **eval_version().to_metadata(),
+        },
     )

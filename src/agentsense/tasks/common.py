@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from inspect_ai import Task
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.scorer import Scorer
 from pydantic import ValidationError
 
 from ..dataset.samples import RoleBinding, load_scenarios, no_roles, scene_dataset
 from ..dataset.schema import Scenario
 from ..dataset.validation import DatasetError, Problem
+from ..errors import PrerequisiteError
 from ..protocol import Protocol
 from ..solvers.simulation import simulation
+from ..version import eval_version
 
 SceneFilter = Callable[[Scenario], bool]
 
@@ -74,6 +75,11 @@ def agentsense_task(
         solver=simulation(protocol=protocol, seed=seed),
         scorer=scorer,
         epochs=epochs,
-        version=1,
-        metadata={"protocol": protocol.model_dump(), "dataset": dataset, "seed": seed},
+        version=eval_version().comparability_version,
+        metadata={
+            "protocol": protocol.model_dump(),
+            "dataset": dataset,
+            "seed": seed,
+            **eval_version().to_metadata(),
+        },
     )

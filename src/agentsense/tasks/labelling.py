@@ -1,6 +1,6 @@
 """`agentsense/labelling`: label a dataset that lacks the paper's categories.
 
-For each scene, a model (role `labeller`, else the evaluated model; temperature 0) is asked:
+For each scene, the model bound to the role `labeller` (required; temperature 0) is asked:
 
 - the scenario type, one of the 3 of App. B.2 (`SCENARIO_TYPE_PROMPT`);
 - the category of every goal, one of the 8 of App. B.3 (`GOAL_CATEGORY_PROMPT`);
@@ -37,6 +37,7 @@ from ..prompts import (
 )
 from ..report.errors import ReportError
 from ..report.labels import Labels
+from ..version import eval_version
 
 LABELLER_ROLE = "labeller"
 ROLES = ("sender", "receiver")
@@ -135,7 +136,8 @@ def label_scene(max_tokens: int = 512) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         scene = scenario_of(state.metadata)
-        model = get_model(role=LABELLER_ROLE)  # unbound: the evaluated model
+        # Required: labels from the evaluated model by accident would look like real labels.
+        model = get_model(role=LABELLER_ROLE, required=True)
 
         async def ask(prompt: str) -> str:
             output = await model.generate([ChatMessageUser(content=prompt)], config=config)
@@ -210,8 +212,8 @@ def labelling(dataset: str = "official", max_tokens: int = 512) -> Task:
         dataset=scene_dataset(scenes, name=name),
         solver=label_scene(max_tokens),
         scorer=label_agreement(),
-        version=1,
-        metadata={"dataset": dataset, "protocol": {}},
+        version=eval_version().comparability_version,
+        metadata={"dataset": dataset, "protocol": {}, **eval_version().to_metadata()},
     )
 
 
@@ -266,7 +268,7 @@ def _labelled_record(scene: Scenario, labels: dict[str, Any]) -> dict[str, Any]:
 
 
 def export_labels(log: str, out: Path, dataset_out: Path | None = None) -> int:
-    """Write the labels of a labelling log as JSON (and optionally a labelled JSONL); returns scenes."""
+    """Write a labelling log's labels as JSON (and optionally a labelled JSONL); returns scenes."""
     labelled = _read_labelled(log)
     result = Labels()
     for scene, labels in labelled:

@@ -30,7 +30,7 @@ def has_both_roles(scene: Scenario) -> bool:
 
 
 def role_binding(scene: Scenario) -> dict[str, str | None]:
-    """Character -> Inspect model role: its sender/receiver label (official: non-senders receive)."""
+    """Character -> model role: its sender/receiver label (official: non-senders receive)."""
     roles = scene.roles or {}
     return {
         name: SENDER_ROLE if roles.get(name) == SENDER_ROLE else RECEIVER_ROLE
@@ -54,7 +54,8 @@ def pairwise(
     """Goal completion and MCQ accuracy with senders and receivers played by different models.
 
     Args:
-        sender: model for the role `sender` (default: `--model-role sender=...`, else the evaluated model).
+        sender: model for the role `sender` (default: `--model-role sender=...`, else the
+            evaluated model).
         receiver: model for the role `receiver` (same fallbacks).
     """
     settings = make_protocol(
