@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["agentsense.stub.pytest_plugin"]
+pytest_plugins = ["agentsense.stub.pytest_plugin", "agentsense_logs"]
 
 # Set before Inspect is imported anywhere, so its module-level paths land in the sandbox too.
 _SANDBOX = Path(tempfile.mkdtemp(prefix="agentsense-tests-"))

@@ -33,6 +33,7 @@ from agentsense.report.targets import mcq_target
 from agentsense.tasks.blind import blind
 from agentsense.tasks.homogeneous import full, goal
 from agentsense.tasks.pairwise import pairwise
+from agentsense_logs import labeller
 
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b", "standin/persona/judge-c"]
 A, B = "standin/persona/a", "standin/persona/b"
@@ -415,34 +416,6 @@ def test_mcq_targets() -> None:
 
 
 # --- labelling ---------------------------------------------------------------------------------
-
-
-def labeller() -> Any:
-    """A scripted labeller: every scene small society, every goal Cooperation, everyone a sender."""
-    import re
-
-    from inspect_ai.model import ModelOutput, ModelUsage, get_model
-
-    from agentsense.tasks.labelling import first_json_object
-
-    def reply(input: list[Any], tools: Any, tool_choice: Any, config: Any) -> ModelOutput:
-        prompt = input[-1].text
-        if "three types" in prompt:
-            text = 'Sure. {"type": "Small Society"}'
-        elif "eight categories" in prompt:
-            count = len(re.findall(r"^\d+\. ", prompt, flags=re.MULTILINE))
-            text = json.dumps({str(i): "cooperation" for i in range(1, count + 1)})
-        else:
-            text = (
-                "```json\n"
-                + json.dumps(dict.fromkeys(first_json_object(prompt) or {}, "Sender"))
-                + "\n```"
-            )
-        output = ModelOutput.from_content(model="labeller", content=text)
-        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
-        return output
-
-    return get_model("mockllm/model", custom_outputs=reply)
 
 
 def test_labelling_task_and_export(tmp_path: Path) -> None:

@@ -25,9 +25,13 @@ def _report_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
         description="Write report.md, CSV tables and PNG figures from AgentSense logs.",
     )
     parser.add_argument(
-        "logs", nargs="+", metavar="LOG_OR_DIR", help="log files or folders of logs"
+        "logs", nargs="*", metavar="LOG_OR_DIR", help="log files or folders of logs"
     )
     parser.add_argument("--out", required=True, type=Path, help="output folder (created if needed)")
+    _merge_options(parser)
+    parser.add_argument(
+        "--no-figures", action="store_true", help="tables and text only (faster, no PNGs)"
+    )
     parser.add_argument(
         "--allow-mixed",
         action="store_true",
@@ -44,6 +48,21 @@ def _report_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     )
 
 
+def _merge_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--scorer",
+        metavar="NAME",
+        help="read this scoring of re-judged logs (e.g. goal_completion1, appended by `inspect "
+        "score --action append`); default: all scorings, the newest first",
+    )
+    parser.add_argument(
+        "--prefer-newest",
+        action="store_true",
+        help="a sample in several logs of one run with different scores: keep the newest "
+        "log's (default: refuse)",
+    )
+
+
 def _compare_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "compare",
@@ -51,8 +70,20 @@ def _compare_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         description="Pair samples by (id, epoch) and test whether NEW is worse "
         "than BASE by more than --max-drop.",
     )
-    parser.add_argument("base", metavar="BASE", help="baseline log (or folder with one run)")
-    parser.add_argument("new", metavar="NEW", help="new log (or folder with one run)")
+    parser.add_argument(
+        "sides",
+        nargs="*",
+        metavar="BASE NEW",
+        help="baseline and new: a log or a folder each (or use --base/--new for several)",
+    )
+    parser.add_argument(
+        "--base", nargs="+", default=[], metavar="LOG_OR_DIR", help="baseline logs of one run"
+    )
+    parser.add_argument(
+        "--new", nargs="+", default=[], metavar="LOG_OR_DIR", help="new logs of one run"
+    )
+    _merge_options(parser)
+    parser.set_defaults(usage_error=parser.error)
     parser.add_argument(
         "--metric",
         action="append",
@@ -113,20 +144,50 @@ def parser() -> argparse.ArgumentParser:
 
 def run_report(args: argparse.Namespace) -> int:
     from .report.build import ReportOptions, write_report
+    from .report.errors import ReportError
 
+    if not args.logs:
+        raise ReportError("no log given: pass log files or folders of logs (e.g. logs/).")
     options = ReportOptions(
         out=args.out,
         allow_mixed=args.allow_mixed,
         labels=args.labels,
         sensitivity_metric=args.sensitivity_metric,
         alpha=args.alpha,
+        scorer=args.scorer,
+        prefer_newest=args.prefer_newest,
+        figures=not args.no_figures,
     )
     report = write_report(args.logs, options)
+    for line in report.runs:
+        print(f"Run: {line}")
+    for note in report.notes:
+        print(f"Note: {note}")
+    for title, why in report.absent.items():
+        if title != "Notes":
+            print(f"Left out: {title}: {why}.")
     print(
-        f"Wrote {args.out / 'report.md'}: "
+        f"Wrote {args.out / 'report.md'}: {len(report.sections)} sections, "
         f"{len(report.tables)} tables, {len(report.figures)} figures."
     )
     return EXIT_OK
+
+
+def compare_sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """BASE NEW as two positionals, or --base ... --new ... (several logs or folders each).
+    A wrong combination is a usage error (usage and one line, exit 2)."""
+    if args.sides and (args.base or args.new):
+        args.usage_error("give BASE NEW as two arguments or with --base/--new, not both")
+    if args.sides:
+        if len(args.sides) != 2:
+            args.usage_error(
+                f"expected BASE NEW (2 arguments), got {len(args.sides)}; for several logs per "
+                "side use --base LOG_OR_DIR... --new LOG_OR_DIR..."
+            )
+        return [args.sides[0]], [args.sides[1]]
+    if not (args.base and args.new):
+        args.usage_error("give BASE NEW, or --base LOG_OR_DIR... and --new LOG_OR_DIR...")
+    return list(args.base), list(args.new)
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -139,8 +200,11 @@ def run_compare(args: argparse.Namespace) -> int:
         test=args.test,
         allow_mixed=args.allow_mixed,
         allow_incomplete=args.allow_incomplete,
+        scorer=args.scorer,
+        prefer_newest=args.prefer_newest,
     )
-    comparison = compare([args.base], [args.new], options)
+    base, new = compare_sides(args)
+    comparison = compare(base, new, options)
     print(comparison_table(comparison, options))
     print(
         f"\n{comparison.pairs} paired samples; {comparison.base_only} only in BASE, "
@@ -153,8 +217,7 @@ def run_compare(args: argparse.Namespace) -> int:
     failed = [r.metric for r in comparison.results if r.regression]
     if failed:
         print(
-            f"REGRESSION: {', '.join(failed)} dropped by more than {args.max_drop:g} "
-            f"(p < {args.alpha:g})."
+            f"REGRESSION: {', '.join(failed)} dropped by more than {args.max_drop:g} (p < {args.alpha:g})."
         )
         return EXIT_REGRESSION
     print("No significant regression.")

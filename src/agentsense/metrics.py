@@ -7,6 +7,8 @@ templates (official `calculate_tmpl_res`). Scenes are grouped by `template_id` i
 Templates with a single scored scene: in official mode a goal score's PSI becomes NaN (the
 official code has no guard), while MCQ PSI skips them; corrected mode skips them everywhere.
 The mode is read from each score's metadata, so `inspect score` re-scoring behaves the same.
+`agentsense report` uses the same functions with `skip` in both modes (a report's PSI should not
+be NaN because one template has a single scene) and gives the number of templates it used.
 """
 
 from __future__ import annotations
@@ -40,9 +42,14 @@ def template_std(values: list[float], short: ShortTemplates) -> float | None:
     return math.nan if short == "nan" else None
 
 
+def template_stds(groups: dict[str, list[float]], short: ShortTemplates) -> list[float]:
+    """The per-template sample stds PSI averages (the report's CI is taken over them too)."""
+    return [std for values in groups.values() if (std := template_std(values, short)) is not None]
+
+
 def profile_sensitivity(groups: dict[str, list[float]], short: ShortTemplates) -> float:
     """Mean over templates of the per-template sample std."""
-    stds = [std for values in groups.values() if (std := template_std(values, short)) is not None]
+    stds = template_stds(groups, short)
     return statistics.fmean(stds) if stds else math.nan
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -13,13 +13,12 @@ import pandas as pd
 from . import tables
 from .frames import Units, build_units
 from .labels import apply_labels, read_labels
-from .loading import load_runs, records
+from .loading import Runs, load_runs, records
 from .plots import DIFFERENCE_LIMITS, SCORE_LIMITS, FigureRecord, Panel, bar_figure, heatmap_figure
 from .render import flat, frame_markdown, long_flat, markdown, wide
 from .sensitivity import ALPHA, DEFAULT_METRIC, Sensitivity, profile_sensitivity
 from .stats import Estimate
 
-PRIMARY = "judge_majority"
 HEADERS = {
     "kind": "Run",
     "self": "Self",
@@ -34,6 +33,9 @@ HEADERS = {
     "attack": "Attack",
     "defence": "Defence",
     "overconfidence": "Self − judge majority",
+    "type_agreement": "Scenario type",
+    "category_agreement": "Goal category",
+    "role_agreement": "Role",
 }
 SCENE_FACTORS = (
     ("scenario_type", "Scenario type", "by_scenario_type", "Fig. 9"),
@@ -49,6 +51,16 @@ class ReportOptions:
     labels: Path | None = None
     sensitivity_metric: str = DEFAULT_METRIC
     alpha: float = ALPHA
+    scorer: str | None = None  # one scoring of re-judged logs; default: all, newest first
+    prefer_newest: bool = False  # conflicting duplicate samples: keep the newest log's
+    figures: bool = True
+
+
+@dataclass(frozen=True)
+class Absent:
+    """A section left out, and why (one line in the report and on the console)."""
+
+    reason: str
 
 
 @dataclass
@@ -56,38 +68,83 @@ class Report:
     """What was written, for the CLI summary and for tests."""
 
     out: Path
-    sections: list[str] = field(default_factory=list)
+    draw: bool = True
+    sections: list[str] = field(default_factory=list)  # titles of the sections written
+    absent: dict[str, str] = field(default_factory=dict)  # title -> why it is left out
     figures: list[FigureRecord] = field(default_factory=list)
     tables: list[str] = field(default_factory=list)
+    runs: list[str] = field(default_factory=list)  # one line per run, for the console
+    notes: list[str] = field(default_factory=list)
 
     def csv(self, frame: pd.DataFrame, name: str) -> None:
         frame.to_csv(self.out / f"{name}.csv", index=False)
         self.tables.append(f"{name}.csv")
 
-    def figure(self, record: FigureRecord) -> str:
+    def figure(self, name: str, draw: Callable[[Path], FigureRecord]) -> str:
+        """Draw `figures/<name>.png` (unless figures are off); its Markdown image link."""
+        if not self.draw:
+            return ""
+        record = draw(self.out / "figures" / f"{name}.png")
         self.figures.append(record)
-        return f"![{record.title}](figures/{record.file})"
+        return f"\n\n![{record.title}](figures/{record.file})"
+
+
+@dataclass
+class Inputs:
+    """What every section gets: the loaded runs, their analysis units and the options."""
+
+    runs: Runs
+    units: Units
+    options: ReportOptions
+    report: Report
+
+
+Content = str | Absent
 
 
 # --- sections ----------------------------------------------------------------------------------
+# A section is a function of the Inputs that returns its Markdown, or Absent(why) when its inputs
+# are missing; write_report runs them in SECTIONS order. Sections must not raise on missing data.
 
 
-def _runs_section(units: Units) -> str:
-    rows = []
-    for run in records(units.runs):
-        who = f"{run['sender']} × {run['receiver']}" if run["kind"] == "pairwise" else run["model"]
-        rows.append(
-            [
-                Path(str(run["log"])).name,
-                run["task"],
-                who,
-                run["group"],
-                run["dataset"],
-                run["mode"],
-                "–" if pd.isna(run["rounds"]) else int(run["rounds"]),
-                run["judges"] or "–",
-            ]
-        )
+def _log_names(run: dict[str, object]) -> str:
+    files = run.get("log_files")
+    if isinstance(files, list) and len(files) > 1:
+        return f"{files[-1]} + {len(files) - 1} more ({len(files)} logs merged)"
+    return Path(str(run["log"])).name
+
+
+def _who(run: dict[str, object]) -> str:
+    return (
+        f"{run['sender']} × {run['receiver']}" if run["kind"] == "pairwise" else str(run["model"])
+    )
+
+
+def run_line(run: dict[str, object]) -> str:
+    """One line per run for the console."""
+    logs = int(str(run.get("logs") or 1))
+    return (
+        f"{run['task']} {_who(run)}: {logs} log{'s' if logs > 1 else ''}, {run.get('scenes', 0)} "
+        f"scenes, scoring {run.get('scoring')}"
+    )
+
+
+def runs_section(inputs: Inputs) -> Content:
+    rows = [
+        [
+            _log_names(run),
+            run["task"],
+            _who(run),
+            run["group"],
+            run["dataset"],
+            run["mode"] or "–",
+            "–" if pd.isna(run["rounds"]) else int(run["rounds"]),
+            run["judges"] or "–",
+            run.get("scoring") or "–",
+            run.get("scenes", 0),
+        ]
+        for run in records(inputs.units.runs)
+    ]
     head = [
         "log",
         "task",
@@ -97,11 +154,30 @@ def _runs_section(units: Units) -> str:
         "protocol",
         "max messages",
         "judges",
+        "scoring",
+        "scenes",
     ]
     return "## Runs\n\n" + markdown(head, rows)
 
 
-def _table_one_section(units: Units, report: Report) -> str:
+def notes_section(inputs: Inputs) -> Content:
+    if not inputs.runs.notes:
+        return Absent("nothing to note")
+    return "## Notes\n\n" + "\n".join(f"- {note}" for note in inputs.runs.notes)
+
+
+def _has(frame: pd.DataFrame, column: str) -> bool:
+    return column in frame.columns and bool(frame[column].notna().any())
+
+
+def _scored(units: Units) -> pd.DataFrame:
+    return units.scenes[units.scenes["kind"].isin(["homogeneous", "pairwise", "blind"])]
+
+
+def table_one_section(inputs: Inputs) -> Content:
+    units, report = inputs.units, inputs.report
+    if _scored(units).empty:
+        return Absent("no scored sample of a model run (full, goal, info, pairwise or blind)")
     table = tables.table_one(units)
     report.csv(flat(table, "run"), "table1")
     counts = pd.DataFrame(
@@ -114,10 +190,13 @@ def _table_one_section(units: Units, report: Report) -> str:
         index=table.index,
     )
     shown = pd.concat([table, counts], axis=1)
+    # Columns no run has a value for (e.g. MCQ columns of a goal-only report) are not shown.
+    shown = shown[[c for c in shown.columns if c == "kind" or _filled(shown[c])]]
     text = (
         "## Table 1: overall performance\n\nScores in %, mean ± 95% CI half-width over scenes "
         "(epochs averaged first). PSI: mean over templates of the per-template std of the scene "
-        "scores (goal PSI on judge majority), ± its CI over templates.\n\n"
+        "scores (goal PSI on judge majority), ± its CI over templates; templates with fewer than "
+        "2 scored scenes are skipped.\n\n"
         + frame_markdown(shown, "Model / sender × receiver", with_n=False, headers=HEADERS)
     )
     panels = [
@@ -126,10 +205,14 @@ def _table_one_section(units: Units, report: Report) -> str:
         if any(isinstance(v, Estimate) and v.n for v in table[m])
     ]
     if panels:
-        text += "\n\n" + report.figure(
-            bar_figure(panels, "Overall performance", report.out / "figures/overall.png")
+        text += report.figure(
+            "overall", lambda path: bar_figure(panels, "Overall performance", path)
         )
     return text
+
+
+def _filled(column: pd.Series) -> bool:
+    return any((v.n > 0) if isinstance(v, Estimate) else bool(v) and not pd.isna(v) for v in column)
 
 
 def _n(row: object, column: str) -> int:
@@ -137,11 +220,16 @@ def _n(row: object, column: str) -> int:
     return value.n if isinstance(value, Estimate) else 0
 
 
-def _leakage_section(units: Units, report: Report) -> str:
-    table = tables.leakage(units)
+def leakage_section(inputs: Inputs) -> Content:
+    scenes = inputs.units.scenes
+    if not (scenes["kind"] == "blind").any():
+        return Absent("no agentsense/blind log among the inputs")
+    if not _has(tables.real_scenes(inputs.units), "mcq_accuracy"):
+        return Absent("no run with MCQs after a conversation (full, info or pairwise) to compare")
+    table = tables.leakage(inputs.units)
     if table.empty:
-        return ""
-    report.csv(flat(table, "run"), "leakage")
+        return Absent("no blind run has the model (or pair) of a run with MCQs")
+    inputs.report.csv(flat(table, "run"), "leakage")
     return (
         "## Leakage baseline (blind test, §4.3)\n\nMCQ accuracy answered from the scenario "
         "alone (blind) and after the interaction; the gain is paired over the scenes in both.\n\n"
@@ -172,92 +260,95 @@ class Breakdown:
     name: str  # file stem
     title: str
     metrics: Sequence[str] = tables.BREAKDOWN_METRICS
-    primary: str = PRIMARY
     limits: tuple[float, float] = SCORE_LIMITS
 
 
-def _breakdown_section(frame: pd.DataFrame, spec: Breakdown, report: Report) -> str:
+def _breakdown(frame: pd.DataFrame, spec: Breakdown, report: Report, why: str) -> Content:
     if frame.empty:
-        return ""
+        return Absent(why)
     report.csv(long_flat(frame), spec.name)
     panels = _panels(frame, spec.by, spec.metrics)
+    # The table shows the first metric scored (judge majority unless only MCQs were).
+    primary = next(m for m in spec.metrics if (frame["metric"] == m).any())
     figure = report.figure(
-        bar_figure(panels, spec.title, report.out / f"figures/{spec.name}.png", limits=spec.limits)
+        spec.name, lambda path: bar_figure(panels, spec.title, path, limits=spec.limits)
     )
-    table = wide(frame, spec.by, spec.primary)
+    table = wide(frame, spec.by, primary)
     return (
-        f"## {spec.title}\n\n{HEADERS.get(spec.primary, spec.primary)} in %, "
-        "mean ± 95% CI (n); all "
+        f"## {spec.title}\n\n{HEADERS.get(primary, primary)} in %, mean ± 95% CI (n); all "
         f"metrics in `{spec.name}.csv`.\n\n"
         + frame_markdown(table, spec.label, headers=HEADERS)
-        + "\n\n"
         + figure
     )
 
 
-def _category_sections(units: Units, report: Report) -> str:
+def _goal_inputs(units: Units) -> Absent | None:
+    if units.goals.empty:
+        return Absent("no run with judged goals (full, goal or pairwise)")
     if not tables.has_categories(units):
-        return (
-            "## Goal categories\n\nNo goal has a category: label them with `agentsense/labelling` "
-            "and pass `--labels`."
+        return Absent(
+            "no goal has a category: label them with agentsense/labelling and pass --labels"
         )
-    parts = [
-        _breakdown_section(
-            tables.category_breakdown(units),
-            Breakdown(
-                "category",
-                "goal category",
-                "by_category",
-                "Goal completion by goal category (Fig. 6)",
-            ),
-            report,
-        ),
-        _breakdown_section(
-            tables.overconfidence(units),
-            Breakdown(
-                "category",
-                "goal category",
-                "overconfidence",
-                "Over-confidence by goal category (self − judge majority)",
-                ["overconfidence"],
-                "overconfidence",
-                DIFFERENCE_LIMITS,
-            ),
-            report,
-        ),
-    ]
-    return "\n\n".join(p for p in parts if p)
+    return None
 
 
-def _scene_sections(units: Units, report: Report) -> str:
-    parts = [
-        _breakdown_section(
-            tables.scene_breakdown(units, by),
-            Breakdown(by, label, name, f"Goal completion by {label.lower()} ({fig})"),
-            report,
+def category_section(inputs: Inputs) -> Content:
+    missing = _goal_inputs(inputs.units)
+    if missing:
+        return missing
+    spec = Breakdown(
+        "category", "goal category", "by_category", "Goal completion by goal category (Fig. 6)"
+    )
+    return _breakdown(tables.category_breakdown(inputs.units), spec, inputs.report, "no goal")
+
+
+def overconfidence_section(inputs: Inputs) -> Content:
+    missing = _goal_inputs(inputs.units)
+    if missing:
+        return missing
+    spec = Breakdown(
+        "category",
+        "goal category",
+        "overconfidence",
+        "Over-confidence by goal category (self − judge majority)",
+        ["overconfidence"],
+        DIFFERENCE_LIMITS,
+    )
+    frame = tables.overconfidence(inputs.units)
+    return _breakdown(frame, spec, inputs.report, "no goal with both a self and a judge score")
+
+
+def _scene_section(by: str, label: str, name: str, figure: str) -> Callable[[Inputs], Content]:
+    def section(inputs: Inputs) -> Content:
+        frame = tables.scene_breakdown(inputs.units, by)
+        spec = Breakdown(
+            by,
+            label,
+            name,
+            f"Scores by {label.lower()} ({figure})",
+            tables.SCENE_BREAKDOWN_METRICS,
         )
-        for by, label, name, fig in SCENE_FACTORS
-    ]
-    return "\n\n".join(p for p in parts if p)
+        why = "no scored conversation run (full, goal, info or pairwise)"
+        return _breakdown(frame, spec, inputs.report, why)
+
+    return section
 
 
 def _matrix_block(matrix: pd.DataFrame, title: str, name: str, report: Report) -> str:
     if matrix.empty:
         return ""
     report.csv(flat(matrix, "sender"), name)
-    figure = heatmap_figure(matrix, title, report.out / f"figures/{name}.png", "sender", "receiver")
-    return (
-        f"### {title}\n\n"
-        + frame_markdown(matrix, "sender \\ receiver")
-        + "\n\n"
-        + report.figure(figure)
+    figure = report.figure(
+        name, lambda path: heatmap_figure(matrix, title, path, "sender", "receiver")
     )
+    return f"### {title}\n\n" + frame_markdown(matrix, "sender \\ receiver") + figure
 
 
-def _pairs_section(units: Units, report: Report) -> str:
+def pairs_section(inputs: Inputs) -> Content:
+    units, report = inputs.units, inputs.report
     variants = tables.pairwise_variants(units)
     if not variants:
-        return ""
+        return Absent("no agentsense/pairwise log among the inputs")
     parts = [
         "## Sender × receiver (Figs. 5a, 7, 8)\n\nJudge majority in %, mean ± 95% CI (n scenes)."
     ]
@@ -286,18 +377,19 @@ def _pairs_section(units: Units, report: Report) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-def _attack_section(units: Units, report: Report) -> str:
-    table = tables.attack_defence(units)
+def attack_section(inputs: Inputs) -> Content:
+    table = tables.attack_defence(inputs.units)
     if table.empty:
-        return ""
-    report.csv(flat(table, "model"), "attack_defence")
+        return Absent("no MCQ answered after a conversation (full, info or pairwise)")
+    inputs.report.csv(flat(table, "model"), "attack_defence")
     panel = Panel(
         "Attacker / defender",
         list(table.index),
         {"attack": list(table["attack"]), "defence": list(table["defence"])},
     )
-    figure = bar_figure(
-        [panel], "Attacker and defender (Fig. 5b)", report.out / "figures/attack_defence.png"
+    figure = inputs.report.figure(
+        "attack_defence",
+        lambda path: bar_figure([panel], "Attacker and defender (Fig. 5b)", path),
     )
     return (
         "## Attacker and defender (§5.2, Fig. 5b)\n\n"
@@ -305,21 +397,22 @@ def _attack_section(units: Units, report: Report) -> str:
         "Defence: 1 − accuracy of the MCQs about its characters' secrets (target rule in "
         "docs/analysis.md). In %, mean ± 95% CI (n questions).\n\n"
         + frame_markdown(table, "Model", headers=HEADERS)
-        + "\n\n"
-        + report.figure(figure)
+        + figure
     )
 
 
-def _sensitivity_section(units: Units, options: ReportOptions, report: Report) -> str:
-    result = profile_sensitivity(units, options.sensitivity_metric, options.alpha)
-    if result.tests.empty:
-        return ""
+def sensitivity_section(inputs: Inputs) -> Content:
+    units, options, report = inputs.units, inputs.options, inputs.report
+    metric = options.sensitivity_metric
+    if not _has(tables.real_scenes(units), metric):
+        return Absent(f"no conversation run scored {metric} (choose --sensitivity-metric)")
+    result = profile_sensitivity(units, metric, options.alpha)
+    if result.templates.empty:
+        return Absent(f"no template has 2 or more scenes scored on {metric}")
     report.csv(result.tests, "sensitivity_tests")
     report.csv(result.templates, "abnormal_templates")
-    return (
-        _sensitivity_text(result)
-        + "\n\n"
-        + report.figure(_sensitivity_figure(units, result, report))
+    return _sensitivity_text(result) + report.figure(
+        "sensitivity", lambda path: _sensitivity_figure(units, result, path)
     )
 
 
@@ -336,21 +429,34 @@ def _sensitivity_text(result: Sensitivity) -> str:
         "template's scenes (in %):\n\n"
         + markdown(["template", *map(str, stds.columns)], rows)
         + f"\n\nChi-square variance test per run and template (alpha = {result.alpha}); "
-        "a template is "
-        f"abnormal when rejected for more than half of the runs tested on it. "
+        "a template is abnormal when rejected for more than half of the runs tested on it. "
         f"**Abnormal templates: {listed}** ({len(result.templates)} templates tested; details in "
         "`sensitivity_tests.csv`, `abnormal_templates.csv`)."
     )
 
 
-def _sensitivity_figure(units: Units, result: Sensitivity, report: Report) -> FigureRecord:
+def _sensitivity_figure(units: Units, result: Sensitivity, path: Path) -> FigureRecord:
     abnormal = set(result.templates.loc[result.templates["abnormal"], "template_id"])
     frame = tables.breakdown(tables.real_scenes(units), "template_id", [result.metric])
     panels = _panels(frame, "template_id", [result.metric])
     for panel in panels:
         panel.x = [f"{x}*" if x in abnormal else x for x in panel.x]
     title = f"{result.metric} per template (* abnormal)"
-    return bar_figure(panels, title, report.out / "figures/sensitivity.png")
+    return bar_figure(panels, title, path)
+
+
+def labelling_section(inputs: Inputs) -> Content:
+    table = tables.label_agreement(inputs.units)
+    if table.empty:
+        return Absent("no agentsense/labelling log among the inputs")
+    inputs.report.csv(flat(table, "labeller"), "label_agreement")
+    return (
+        "## Labelling: agreement with the dataset's labels\n\nShare of scenario types, goal "
+        "categories and sender/receiver roles the labeller gave as the records have them, in %, "
+        "mean ± 95% CI (n scenes with that label). Export the labels with `agentsense labels LOG "
+        "--out labels.json` and pass `--labels labels.json`.\n\n"
+        + frame_markdown(table, "Labeller", headers=HEADERS)
+    )
 
 
 STATISTICS = """## Statistics
@@ -360,8 +466,34 @@ STATISTICS = """## Statistics
   attack/defence, templates for PSI. Repeated epochs of a unit are averaged first.
 - Goal categories treat goals as independent, although goals of one scene are correlated: their
   intervals are somewhat narrow.
-- PSI skips templates with fewer than 2 scored scenes (the official code would return NaN).
+- PSI skips templates with fewer than 2 scored scenes (an official-mode log's own PSI metric is
+  NaN then, as in the official code), see `docs/analysis.md`.
 - Chi-square test of App. D.6: chi2 = (n − 1)·s²/σ0², two-sided, see `docs/analysis.md`."""
+
+
+def statistics_section(inputs: Inputs) -> Content:
+    if _scored(inputs.units).empty:
+        return Absent("no scored sample of a model run")
+    return STATISTICS
+
+
+SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
+    ("Runs", runs_section),
+    ("Notes", notes_section),
+    ("Table 1", table_one_section),
+    ("Leakage baseline", leakage_section),
+    ("Goal categories", category_section),
+    ("Over-confidence", overconfidence_section),
+    *(
+        (label, _scene_section(by, label, name, figure))
+        for by, label, name, figure in SCENE_FACTORS
+    ),
+    ("Sender × receiver", pairs_section),
+    ("Attacker and defender", attack_section),
+    ("Profile sensitivity", sensitivity_section),
+    ("Labelling", labelling_section),
+    ("Statistics", statistics_section),
+)
 
 
 def _no_nan(value: object) -> object:
@@ -375,29 +507,34 @@ def _no_nan(value: object) -> object:
     return value
 
 
+def _left_out(absent: dict[str, str]) -> str:
+    # "Nothing to note" is not worth a line.
+    lines = [f"- {title}: {why}." for title, why in absent.items() if title != "Notes"]
+    return "## Left out\n\n" + "\n".join(lines) if lines else ""
+
+
 def write_report(inputs: Sequence[str], options: ReportOptions) -> Report:
-    runs = load_runs(inputs)
+    runs = load_runs(inputs, options.scorer, options.prefer_newest)
     if options.labels is not None:
         apply_labels(runs, read_labels(options.labels))
     units = build_units(runs, options.allow_mixed)
     (options.out / "figures").mkdir(parents=True, exist_ok=True)
-    report = Report(options.out)
-    sections = [
-        "# AgentSense report",
-        _runs_section(units),
-        _table_one_section(units, report),
-        _leakage_section(units, report),
-        _category_sections(units, report),
-        _scene_sections(units, report),
-        _pairs_section(units, report),
-        _attack_section(units, report),
-        _sensitivity_section(units, options, report),
-        STATISTICS,
-    ]
-    if runs.notes:
-        sections.insert(2, "## Notes\n\n" + "\n".join(f"- {note}" for note in runs.notes))
-    report.sections = [s for s in sections if s]
-    (options.out / "report.md").write_text("\n\n".join(report.sections) + "\n", encoding="utf-8")
+    report = Report(options.out, draw=options.figures)
+    given = Inputs(runs, units, options, report)
+    parts = ["# AgentSense report"]
+    for title, section in SECTIONS:
+        content = section(given)
+        if isinstance(content, Absent):
+            report.absent[title] = content.reason
+        else:
+            report.sections.append(title)
+            parts.append(content)
+    left_out = _left_out(report.absent)
+    if left_out:
+        parts.insert(2, left_out)  # after the runs: what this report cannot show, and why
+    report.runs = [run_line(run) for run in records(units.runs)]
+    report.notes = list(runs.notes)
+    (options.out / "report.md").write_text("\n\n".join(parts) + "\n", encoding="utf-8")
     (options.out / "figures.json").write_text(
         json.dumps(_no_nan([asdict(f) for f in report.figures]), indent=1), encoding="utf-8"
     )

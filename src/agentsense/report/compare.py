@@ -1,7 +1,9 @@
 """`agentsense compare BASE NEW`: a paired regression test of NEW against BASE, for CI gates.
 
-Samples are paired by (sample id, epoch). For each metric, the differences d = NEW - BASE of the
-paired scene scores give a mean with a 95% t interval, a two-sided paired t-test and Wilcoxon
+Each side is one run: a log, or several logs (or folders) of one run configuration, merged by
+the rules of `merge` (disjoint pieces joined, identical duplicates kept once, conflicting ones
+refused). Samples are paired by (sample id, epoch). For each metric, the differences
+d = NEW - BASE of the paired scene scores give a mean with a 95% t interval, a two-sided paired t-test and Wilcoxon
 test, and the one-sided regression test H1: mean(d) < -max_drop (stats.regression_p). A metric
 regresses when that test has p < alpha. Exit status: 0 no significant regression, 1 regression,
 2 usage or input error.
@@ -16,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from .errors import ReportError
-from .loading import SCENE_METRICS, load_scores
+from .loading import SCENE_METRICS, load_scores, records
 from .render import markdown
 from .settings import dataset_family, varying
 from .stats import Paired, Test, paired
@@ -33,6 +35,8 @@ class CompareOptions:
     test: Test = "t"
     allow_mixed: bool = False
     allow_incomplete: bool = False
+    scorer: str | None = None
+    prefer_newest: bool = False
 
 
 @dataclass(frozen=True)
@@ -55,19 +59,24 @@ class Comparison:
         return any(result.regression for result in self.results)
 
 
-def side(inputs: Sequence[str], name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Scene scores of one side, one row per (id, epoch), and its runs."""
-    scenes, evals = load_scores(inputs)
+def side(
+    inputs: Sequence[str], name: str, options: CompareOptions
+) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """Scene scores of one side, one row per (id, epoch), its run and notes. The side's logs
+    must be one run (logs of one configuration are merged, see `merge`)."""
+    scenes, evals, notes = load_scores(inputs, options.scorer, options.prefer_newest)
+    if len(evals) > 1:
+        runs = "; ".join(
+            f"{run['task']} {run['model']} ({', '.join(run['log_files'])})"
+            for run in records(evals)
+        )
+        raise ReportError(
+            f"{name}: the logs are {len(evals)} different runs ({runs}); pass the logs of one "
+            "run per side (a run split into pieces is merged)."
+        )
     if scenes.empty:
         raise ReportError(f"{name}: no scored sample in {', '.join(inputs)}.")
-    duplicated = scenes[scenes.duplicated(KEY, keep=False)]
-    if not duplicated.empty:
-        first = duplicated.iloc[0]
-        raise ReportError(
-            f"{name}: sample {first['id']} epoch {first['epoch']} appears in several logs "
-            f"({duplicated['log'].nunique()} logs); pass one log (or one run) per side."
-        )
-    return scenes.set_index(KEY), evals
+    return scenes.set_index(KEY), evals, [f"{name}: {note}" for note in notes]
 
 
 def check_same_settings(base: pd.DataFrame, new: pd.DataFrame, allow_mixed: bool) -> list[str]:
@@ -136,9 +145,10 @@ def check_complete(base: pd.DataFrame, new: pd.DataFrame, runs: dict[str, pd.Dat
 def compare(
     base_inputs: Sequence[str], new_inputs: Sequence[str], options: CompareOptions
 ) -> Comparison:
-    base, base_runs = side(base_inputs, "BASE")
-    new, new_runs = side(new_inputs, "NEW")
-    notes = check_same_settings(base_runs, new_runs, options.allow_mixed)
+    base, base_runs, base_notes = side(base_inputs, "BASE", options)
+    new, new_runs, new_notes = side(new_inputs, "NEW", options)
+    notes = base_notes + new_notes
+    notes += check_same_settings(base_runs, new_runs, options.allow_mixed)
     if not options.allow_incomplete:
         check_complete(base, new, {"BASE": base_runs, "NEW": new_runs})
     shared = base.index.intersection(new.index)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .loading import GOAL_METRICS, Runs
+from .loading import GOAL_METRICS, LABEL_METRICS, Runs
 from .settings import label_runs
 
 RUN_COLUMNS = ["log", "group", "family", "variant", "kind", "task", "model", "sender", "receiver"]
@@ -133,6 +133,7 @@ def build_units(runs: Runs, allow_mixed: bool = False) -> Units:
             "judge_majority",
             "mcq_accuracy",
             "blind_mcq_accuracy",
+            *LABEL_METRICS,
         )
         if c in scenes.columns
     ]

@@ -10,11 +10,16 @@ names) of every sample and epoch. From them:
   logged answers with the scorer's own rules, `scorers.goal.goal_scores`);
 - `mcqs`: one row per MCQ answer, with the asker (attacker) and the probed character (defender).
 
-Samples with an error or without an AgentSense score are left out (counted in `notes`).
+Samples with an error or without an AgentSense score are left out (counted in `notes`), and so
+are logs of other tasks. A log with several scorings (re-judged with `inspect score --action
+append`) is read with the one named by `scorer`, or by default with all of them, the newest
+overriding the older key by key; the run's `scoring` says which. Logs of one run are merged by
+the rules of `merge`. Each log is read once per process while its file is unchanged.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections import Counter
@@ -30,6 +35,7 @@ from inspect_ai.log import list_eval_logs
 from ..dataset.schema import Scenario
 from ..scorers.goal import GoalReading, goal_scores
 from .errors import ReportError
+from .merge import LogData, config_key, merge_logs, signature
 from .targets import mcq_target
 
 # Task name (without the `agentsense/` prefix) -> kind of run.
@@ -49,6 +55,9 @@ SCENE_METRICS = (
     "mcq_accuracy",
     "blind_mcq_accuracy",
 )
+# The agreement of a labelling run with the dataset's own labels.
+LABEL_METRICS = ("type_agreement", "category_agreement", "role_agreement")
+SCORE_KEYS = (*SCENE_METRICS, *LABEL_METRICS)
 GOAL_METRICS = ("self", "other", "judge_mean", "judge_majority")
 PROTOCOL_FIELDS = ("mode", "agent_temperature", "judge_temperature", "max_tokens", "option_mark")
 LOG_SUFFIXES = (".eval", ".json")
@@ -68,13 +77,21 @@ class Runs:
 # --- paths -------------------------------------------------------------------------------------
 
 
+def _local(name: str) -> str:
+    """A `file:` URI (as `list_eval_logs` gives) as a plain path."""
+    for prefix in ("file://", "file:"):
+        if name.startswith(prefix):
+            return name[len(prefix) :]
+    return name
+
+
 def log_paths(inputs: Sequence[str]) -> list[str]:
     """Log files named directly or found (recursively) in the given folders."""
     paths: list[str] = []
     for given in inputs:
         path = Path(given).expanduser()
         if path.is_dir():
-            found = [info.name for info in list_eval_logs(str(path), recursive=True)]
+            found = [_local(info.name) for info in list_eval_logs(str(path), recursive=True)]
             if not found:
                 raise ReportError(f"{given}: no Inspect log (.eval or .json) in this folder.")
             paths.extend(sorted(found))
@@ -175,32 +192,6 @@ def _is_agentsense(row: Mapping[str, Any]) -> bool:
     )
 
 
-def read_evals(paths: Sequence[str]) -> pd.DataFrame:
-    """One row per AgentSense log; the most recent log of an eval id wins (eval-retry)."""
-    try:
-        frame = evals_df(list(paths), quiet=True)
-    except Exception as error:  # Inspect raises many types for unreadable files
-        raise ReportError(f"Could not read the logs as Inspect logs: {error}") from None
-    if frame.empty:
-        raise ReportError("No Inspect log could be read from the given paths.")
-    rows = records(frame)
-    foreign = [
-        f"{Path(str(r['log'])).name} (task {r['task_name']!r})"
-        for r in rows
-        if not _is_agentsense(r)
-    ]
-    if foreign:
-        raise ReportError(
-            "Not AgentSense logs: "
-            + ", ".join(foreign)
-            + ". Pass logs of the agentsense/* tasks only."
-        )
-    evals = pd.DataFrame([_eval_row(r) for r in rows])
-    evals["_ok"] = evals["status"] == "success"
-    evals = evals.sort_values(["_ok", "created"]).drop_duplicates("eval_id", keep="last")
-    return evals.drop(columns="_ok").sort_values("log").reset_index(drop=True)
-
-
 # --- samples -----------------------------------------------------------------------------------
 
 _SAMPLE_COLUMNS = [
@@ -214,22 +205,28 @@ _SAMPLE_COLUMNS = [
 _DETAIL_SUFFIXES = ("_explanation", "_metadata", "_answer", "_reason")
 
 
-def read_samples(paths: Sequence[str]) -> pd.DataFrame:
-    return samples_df(list(paths), columns=_SAMPLE_COLUMNS, quiet=True)
+def score_names(row: Mapping[str, Any]) -> list[str]:
+    """The scorings of a sample in log order (`inspect score --action append` adds one last)."""
+    return [
+        column.removeprefix("score_")
+        for column in row
+        if column.startswith("score_")
+        and not column.endswith(_DETAIL_SUFFIXES)
+        and isinstance(_json(row[column]), dict)
+    ]
 
 
-def merged_scores(row: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Score values and score metadata of all scorers of a sample; a later scorer
-    (e.g. appended by `inspect score --action append`) overrides an earlier one."""
+def merged_scores(
+    row: Mapping[str, Any], scorer: str | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Score values and score metadata of a sample: of `scorer` only, or of all its scorings,
+    a later one (e.g. appended by `inspect score --action append`) overriding an earlier one."""
     values: dict[str, Any] = {}
     metadata: dict[str, Any] = {}
-    for column in row:
-        if not column.startswith("score_") or column.endswith(_DETAIL_SUFFIXES):
-            continue
-        value = _json(row[column])
-        if isinstance(value, dict):
-            values.update(value)
-            metadata.update(_json(row.get(f"{column}_metadata")) or {})
+    for name in score_names(row):
+        if scorer is None or name == scorer:
+            values.update(_json(row[f"score_{name}"]))
+            metadata.update(_json(row.get(f"score_{name}_metadata")) or {})
     return values, metadata
 
 
@@ -270,7 +267,7 @@ def scene_row(context: SampleContext, rounds: Any) -> dict[str, Any]:
         "n_characters": len(scene.characters),
         "rounds": rounds,
     }
-    row.update({name: _float(values[name]) for name in SCENE_METRICS if name in values})
+    row.update({name: _float(values[name]) for name in SCORE_KEYS if name in values})
     for key, label in judge_labels(context.metadata.get("judges") or {}).items():
         row[label] = _float(values.get(key))
     return row
@@ -344,8 +341,10 @@ def mcq_rows(context: SampleContext) -> list[dict[str, Any]]:
     return rows
 
 
-def _context(row: Mapping[str, Any], run: Mapping[str, Any]) -> SampleContext | None:
-    values, metadata = merged_scores(row)
+def _context(
+    row: Mapping[str, Any], run: Mapping[str, Any], scorer: str | None = None
+) -> SampleContext | None:
+    values, metadata = merged_scores(row, scorer)
     if row.get("error") or not values or not _json(row.get("scenario")):
         return None
     scene = Scenario.model_validate(_json(row["scenario"]))
@@ -377,83 +376,194 @@ _SCORE_COLUMNS = [
     SampleColumn("error", path="error", default=""),
     SampleColumn("score_*", path="scores", value=score_values),
 ]
+JUDGED_TASKS = ("goal", "full", "pairwise")
 
 
-def load_scores(inputs: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Scene score values only (sample summaries, no full read) and the runs: for compare."""
-    evals = read_evals(log_paths(inputs))
-    evals = evals[evals["kind"] != "labelling"].reset_index(drop=True)
-    if evals.empty:
-        raise ReportError("No scored AgentSense run among the logs (only labelling logs).")
-    samples = samples_df(list(evals["log"]), columns=_SCORE_COLUMNS, quiet=True)
-    rows = []
-    for row in records(samples):
-        values, _ = merged_scores(row)
-        if values and not row.get("error"):
-            rows.append(
-                {
-                    "log": row["log"],
-                    "id": str(row["id"]),
-                    "epoch": int(row["epoch"]),
-                    **{name: _float(values[name]) for name in SCENE_METRICS if name in values},
-                }
+# --- one log -----------------------------------------------------------------------------------
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (not isinstance(value, (list, dict, str)) and bool(pd.isna(value)))
+
+
+def _config(row: Mapping[str, Any]) -> str:
+    args = {
+        str(k).removeprefix("task_arg_"): _json(v)
+        for k, v in row.items()
+        if str(k).startswith("task_arg_") and not _missing(v)
+    }
+    return config_key(
+        short_task(str(row["task_name"])),
+        row.get("task_version"),
+        str(row["model"]),
+        _json(row.get("model_roles")),
+        args,
+        _json(row["metadata"]),
+    )
+
+
+def _scoring(names: list[str], scorer: str | None) -> str:
+    if scorer is not None or len(names) == 1:
+        return scorer or names[0]
+    if not names:
+        return "none"
+    earlier = ", ".join(reversed(names[:-1]))
+    return f"{names[-1]} (newest), then {earlier} for the keys it lacks"
+
+
+def _read_eval(path: str) -> dict[str, Any] | str:
+    """The eval row of one log, or why it is not an AgentSense log."""
+    try:
+        (row,) = records(evals_df([path], quiet=True))
+    except Exception as error:  # Inspect raises many types for unreadable files
+        raise ReportError(f"{path}: could not read it as an Inspect log ({error}).") from None
+    if not _is_agentsense(row):
+        return f"{Path(path).name} (task {row['task_name']!r})"
+    return {**_eval_row(row), "config": _config(row)}
+
+
+def _read_log(path: str, scorer: str | None, full: bool) -> LogData | str:
+    run = _read_eval(path)
+    if isinstance(run, str):
+        return run
+    samples = records(
+        samples_df([path], columns=_SAMPLE_COLUMNS if full else _SCORE_COLUMNS, quiet=True)
+    )
+    names = list(dict.fromkeys(name for row in samples for name in score_names(row)))
+    log = LogData({**run, "scoring": _scoring(names, scorer)}, names)
+    if scorer is not None and scorer not in names:
+        return log
+    log.rows = {"scenes": [], "goals": [], "mcqs": []}
+    for row in samples:
+        values, metadata = merged_scores(row, scorer)
+        if row.get("error") or not values:
+            log.skipped += 1
+            continue
+        key = (str(row["id"]), int(row["epoch"]))
+        if not full:
+            scene = {name: _float(values[name]) for name in SCORE_KEYS if name in values}
+            log.rows["scenes"].append({"log": path, "id": key[0], "epoch": key[1], **scene})
+            log.signatures[key] = signature(values)
+            continue
+        context = _context(row, run, scorer)
+        if context is None:
+            log.skipped += 1
+            continue
+        log.signatures[key] = signature(values)
+        log.rows["scenes"].append(scene_row(context, run["rounds"]))
+        log.rows["goals"].extend(goal_rows(context))
+        log.rows["mcqs"].extend(mcq_rows(context))
+        if run["task"] in JUDGED_TASKS and isinstance(metadata.get("judges"), dict):
+            # The panel that scored (re-judging with `inspect score` keeps the log's roles).
+            run["judges"] = ", ".join(map(str, metadata["judges"].values()))
+    log.run = {**run, "scoring": log.run["scoring"]}
+    return log
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_log(path: str, stamp: tuple[int, int], scorer: str | None, full: bool) -> LogData | str:
+    return _read_log(path, scorer, full)
+
+
+def read_log(path: str, scorer: str | None = None, full: bool = True) -> LogData | str:
+    """One log as rows (cached while the file is unchanged; callers must not mutate it)."""
+    file = Path(path)
+    stat = (file.stat().st_mtime_ns, file.stat().st_size) if file.is_file() else (0, 0)
+    return _cached_log(path, stat, scorer, full)
+
+
+def read_logs(
+    inputs: Sequence[str], scorer: str | None = None, full: bool = True
+) -> tuple[list[LogData], list[str]]:
+    """The AgentSense logs among the inputs, and notes on those left out."""
+    paths = log_paths(inputs)
+    logs, foreign, notes = [], [], []
+    for path in paths:
+        read = read_log(path, scorer, full)
+        if isinstance(read, str):
+            foreign.append(read)
+        elif scorer is not None and scorer not in read.scorers:
+            notes.append(
+                f"{read.name}: no scoring named {scorer!r} "
+                f"(it has {', '.join(read.scorers) or 'none'}); left out."
             )
-    return _frame(rows, ["log", "id", "epoch"]), evals
+        else:
+            logs.append(read)
+    if not logs:
+        if foreign:
+            raise ReportError(
+                "Not AgentSense logs: "
+                + ", ".join(foreign)
+                + ". Pass logs of the agentsense/* tasks."
+            )
+        raise ReportError(
+            f"No log has a scoring named {scorer!r}: " + " ".join(notes).replace("; left out.", ".")
+        )
+    if foreign:
+        notes.insert(0, "Not AgentSense logs, left out: " + ", ".join(foreign) + ".")
+    return logs, notes
 
 
 def _frame(rows: list[dict[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(rows) if rows else pd.DataFrame(columns=list(columns))
 
 
-def load_runs(inputs: Sequence[str]) -> Runs:
-    """Read logs (files or folders) into the report's frames."""
-    paths = log_paths(inputs)
-    evals = read_evals(paths)
-    labelling = evals[evals["kind"] == "labelling"]
+def _evals(runs: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(runs).sort_values("log").reset_index(drop=True)
+
+
+def _reading_notes(logs: list[LogData], evals: pd.DataFrame, scored: set[Any]) -> list[str]:
     notes = [
-        f"{Path(str(log)).name}: a labelling log, not a scored run "
-        "(export it with `agentsense labels`)."
-        for log in labelling["log"]
+        f"{log.name}: {log.skipped} sample(s) with an error or no score were left out."
+        for log in sorted(logs, key=lambda log: log.name)
+        if log.skipped
     ]
-    evals = evals[evals["kind"] != "labelling"].reset_index(drop=True)
-    if evals.empty:
+    notes += [
+        f"{Path(str(run['log'])).name}: no scored sample (status {run['status']})."
+        for run in records(evals)
+        if run["log"] not in scored
+    ]
+    notes += [
+        f"{log.name}: scores from {log.run['scoring']}; choose one scoring with --scorer NAME."
+        for log in logs
+        if len(log.scorers) > 1 and log.run["log"] in set(evals["log"])
+    ]
+    return notes
+
+
+def load_scores(
+    inputs: Sequence[str], scorer: str | None = None, prefer_newest: bool = False
+) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """Scene score values only (from the sample summaries, no full read), the runs (logs of one
+    run merged) and notes: for compare. Labelling logs are left out."""
+    logs, notes = read_logs(inputs, scorer, full=False)
+    logs = [log for log in logs if log.run["kind"] != "labelling"]
+    if not logs:
         raise ReportError("No scored AgentSense run among the logs (only labelling logs).")
-    samples = read_samples(list(evals["log"]))
-    runs = {str(run["log"]): run for run in records(evals)}
-    scenes: list[dict[str, Any]] = []
-    goals: list[dict[str, Any]] = []
-    mcqs: list[dict[str, Any]] = []
-    skipped: Counter[str] = Counter()
-    for row in records(samples):
-        run = runs.get(str(row["log"]))
-        if run is None:  # a superseded log of the same eval id
-            continue
-        context = _context(row, run)
-        if context is None:
-            skipped[Path(str(row["log"])).name] += 1
-            continue
-        scenes.append(scene_row(context, run["rounds"]))
-        goals.extend(goal_rows(context))
-        mcqs.extend(mcq_rows(context))
-    notes += [
-        f"{name}: {count} sample(s) with an error or no score were left out."
-        for name, count in sorted(skipped.items())
-    ]
-    scored = {row["log"] for row in scenes}
-    notes += [
-        f"{Path(str(log)).name}: no scored sample (status {status})."
-        for log, status in zip(evals["log"], evals["status"], strict=True)
-        if log not in scored
-    ]
+    merged = merge_logs(logs, prefer_newest)
+    evals = _evals(merged.runs)
+    scenes = _frame(merged.rows["scenes"], ["log", "id", "epoch"])
+    return scenes, evals, notes + merged.notes + _reading_notes(logs, evals, set(scenes["log"]))
+
+
+def load_runs(
+    inputs: Sequence[str], scorer: str | None = None, prefer_newest: bool = False
+) -> Runs:
+    """Read logs (files or folders) into the report's frames, logs of one run merged."""
+    logs, notes = read_logs(inputs, scorer)
+    merged = merge_logs(logs, prefer_newest)
+    evals = _evals(merged.runs)
+    scenes = _frame(merged.rows["scenes"], ["log", "id", "epoch"])
     return Runs(
         evals=evals,
-        scenes=_frame(scenes, ["log", "id", "epoch"]),
+        scenes=scenes,
         goals=_frame(
-            goals, ["log", "id", "epoch", "character", "category", "role", "player", *GOAL_METRICS]
+            merged.rows["goals"],
+            ["log", "id", "epoch", "character", "category", "role", "player", *GOAL_METRICS],
         ),
         mcqs=_frame(
-            mcqs,
+            merged.rows["mcqs"],
             ["log", "id", "epoch", "asker", "asker_model", "target", "target_model", "correct"],
         ),
-        notes=notes,
+        notes=notes + merged.notes + _reading_notes(logs, evals, set(scenes["log"])),
     )

@@ -70,6 +70,8 @@ def check_settings(evals: pd.DataFrame, allow_mixed: bool) -> list[str]:
 def _base_label(run: dict[str, Any]) -> str:
     if run["kind"] == "pairwise":
         return f"{run['sender']} × {run['receiver']}"
+    if run["kind"] == "labelling":
+        return str((run.get("roles") or {}).get("labeller", run["model"]))
     return str(run["model"])
 
 
@@ -83,18 +85,21 @@ def label_runs(evals: pd.DataFrame, allow_mixed: bool = False) -> pd.DataFrame:
     (family + rounds if they vary).
 
     Blind-test runs have no rounds; they join the rows of their family (Table 1's blind column).
+    Labelling runs are left out of the settings check (they have no protocol).
     """
     labelled = evals.copy()
     labelled["dataset_family"] = [dataset_family(str(d)) for d in labelled["dataset"]]
-    differ = check_settings(labelled, allow_mixed)
-    rounds_vary = labelled.loc[labelled["kind"] != "blind", ROUNDS].nunique() > 1
+    # A labelling run scores labels, not models: no protocol to agree on.
+    scored = labelled[labelled["kind"] != "labelling"]
+    differ = check_settings(scored, allow_mixed) if not scored.empty else []
+    rounds_vary = scored.loc[scored["kind"] != "blind", ROUNDS].nunique() > 1
     families, groups, variants = [], [], []
     for run in records(labelled):
         variant = _suffix(run, differ)
         family = _base_label(run) + variant
         variants.append(variant)
         families.append(family)
-        with_rounds = rounds_vary and run["kind"] != "blind"
+        with_rounds = rounds_vary and run["kind"] not in ("blind", "labelling")
         groups.append(f"{family} [rounds={int(run[ROUNDS])}]" if with_rounds else family)
     labelled["variant"] = variants
     labelled["family"] = families

@@ -14,13 +14,16 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from ..metrics import template_stds as template_std_list
 from .frames import Units
+from .loading import LABEL_METRICS
 from .stats import Estimate, mean_ci
 
 GOAL_COLUMNS = ("self", "other")
 PANEL_COLUMNS = ("judge_mean", "judge_majority")
 PSI_METRIC = {"goal_psi": "judge_majority", "mcq_psi": "mcq_accuracy"}
 BREAKDOWN_METRICS = ("self", "other", "judge_majority")
+SCENE_BREAKDOWN_METRICS = (*BREAKDOWN_METRICS, "mcq_accuracy")
 MISSING = "(none)"
 
 
@@ -31,14 +34,16 @@ def estimate(frame: pd.DataFrame, column: str) -> Estimate:
 
 
 def template_stds(scenes: pd.DataFrame, metric: str) -> list[float]:
-    """Sample std (ddof=1) of `metric` over each template's scenes with a score (>= 2 of them)."""
+    """Per-template sample std of `metric` (metrics.template_stds: templates with fewer than 2
+    scored scenes are skipped, so a report's PSI never becomes NaN for one short template)."""
     if scenes.empty or metric not in scenes.columns:
         return []
     scored = scenes.dropna(subset=[metric])
-    stds = scored.groupby("template_id")[metric].agg(
-        lambda values: values.std(ddof=1) if len(values) > 1 else np.nan
-    )
-    return [float(value) for value in stds.dropna()]
+    groups = {
+        str(template): list(part[metric].astype(float))
+        for template, part in scored.groupby("template_id", sort=True)
+    }
+    return template_std_list(groups, "skip")
 
 
 def psi_estimate(scenes: pd.DataFrame, metric: str) -> Estimate:
@@ -151,7 +156,7 @@ def real_scenes(units: Units) -> pd.DataFrame:
 
 
 def scene_breakdown(units: Units, by: str) -> pd.DataFrame:
-    return breakdown(real_scenes(units), by, BREAKDOWN_METRICS)
+    return breakdown(real_scenes(units), by, SCENE_BREAKDOWN_METRICS)
 
 
 def category_breakdown(units: Units) -> pd.DataFrame:
@@ -170,6 +175,16 @@ def overconfidence(units: Units) -> pd.DataFrame:
 
 def has_categories(units: Units) -> bool:
     return not units.goals.empty and bool(units.goals["category"].notna().any())
+
+
+def label_agreement(units: Units) -> pd.DataFrame:
+    """Per labelling run: agreement of its labels with the records' own, per kind of label."""
+    scenes = units.scenes[units.scenes["kind"] == "labelling"]
+    rows = {
+        str(group): {name: estimate(frame, name) for name in LABEL_METRICS}
+        for group, frame in scenes.groupby("group", sort=True)
+    }
+    return pd.DataFrame.from_dict(rows, orient="index", columns=list(LABEL_METRICS))
 
 
 # --- sender x receiver -------------------------------------------------------------------------

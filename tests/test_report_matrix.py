@@ -1,0 +1,245 @@
+"""`agentsense report` on every set of logs a user can have: each non-empty subset of the six task
+kinds, each kind re-judged, a split run, overlapping and conflicting pieces, no AgentSense log."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from inspect_ai.log import read_eval_log, write_eval_log
+
+from agentsense.cli import main
+from agentsense.report.build import SECTIONS, ReportOptions, write_report
+from agentsense_logs import AGENT, JUDGES, KINDS, REJUDGE, run_kind
+
+SUBSETS = [
+    frozenset(combo)
+    for size in range(1, len(KINDS) + 1)
+    for combo in itertools.combinations(KINDS, size)
+]
+CONVERSATION = {"full", "goal", "info", "pairwise"}
+JUDGED = {"full", "goal", "pairwise"}
+WITH_MCQ = {"full", "info", "pairwise"}
+
+
+def expected_sections(kinds: frozenset[str]) -> set[str]:
+    """The sections whose inputs these kinds provide (all runs share model and scenes)."""
+    scored = bool(kinds - {"labelling"})
+    present = {
+        "Runs": True,
+        "Table 1": scored,
+        "Leakage baseline": "blind" in kinds and bool(kinds & {"full", "info"}),
+        "Goal categories": bool(kinds & JUDGED),
+        "Over-confidence": bool(kinds & JUDGED),
+        "Scenario type": bool(kinds & CONVERSATION),
+        "Participants": bool(kinds & CONVERSATION),
+        "Rounds (max messages)": bool(kinds & CONVERSATION),
+        "Sender × receiver": "pairwise" in kinds,
+        "Attacker and defender": bool(kinds & WITH_MCQ),
+        "Profile sensitivity": bool(kinds & JUDGED),
+        "Labelling": "labelling" in kinds,
+        "Statistics": scored,
+    }
+    return {title for title, shown in present.items() if shown}
+
+
+def report_on(paths: list[Path], out: Path, figures: bool = False, **options: object):  # type: ignore[no-untyped-def]
+    return write_report([str(p) for p in paths], ReportOptions(out, figures=figures, **options))  # type: ignore[arg-type]
+
+
+def test_the_matrix_covers_every_subset() -> None:
+    assert len(SUBSETS) == 63 and len(set(SUBSETS)) == 63
+
+
+@pytest.mark.parametrize("kinds", SUBSETS, ids=lambda kinds: "+".join(sorted(kinds)))
+def test_report_on_every_subset_of_kinds(
+    kinds: frozenset[str], kind_logs: dict[str, Path], tmp_path: Path
+) -> None:
+    report = report_on([kind_logs[k] for k in sorted(kinds)], tmp_path / "out")
+    titles = {title for title, _ in SECTIONS}
+    shown = set(report.sections) - {"Notes"}
+    assert shown == expected_sections(kinds)
+    assert set(report.absent) - {"Notes"} == titles - shown - {"Notes"}
+    markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    for title, why in report.absent.items():
+        if title != "Notes":
+            assert f"- {title}: {why}." in markdown  # one line saying why
+    assert len(report.runs) == len(kinds)  # one run per log
+    if "Table 1" in shown:
+        table = pd.read_csv(tmp_path / "out" / "table1.csv")
+        assert set(table["run"]) >= {AGENT} if kinds & {"full", "goal", "info", "blind"} else True
+
+
+@pytest.mark.parametrize(
+    "kinds",
+    [frozenset(KINDS), frozenset({"info"}), frozenset({"blind"}), frozenset({"pairwise"})],
+    ids=lambda kinds: "+".join(sorted(kinds)),
+)
+def test_figures_follow_the_sections(
+    kinds: frozenset[str], kind_logs: dict[str, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    report = report_on([kind_logs[k] for k in sorted(kinds)], out, figures=True)
+    records = json.loads((out / "figures.json").read_text(encoding="utf-8"))
+    files = {record["file"] for record in records}
+    assert files == {f.name for f in (out / "figures").iterdir()}
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    assert all(f"figures/{name}" in markdown for name in files)
+    expected = {"overall.png"} if "Table 1" in report.sections else set()
+    if "Sender × receiver" in report.sections:
+        expected |= {"pairs.png", "pairs_senders.png", "pairs_receivers.png"}
+    if "Attacker and defender" in report.sections:
+        expected.add("attack_defence.png")
+    if "Scenario type" in report.sections:
+        expected |= {"by_scenario_type.png", "by_participants.png", "by_rounds.png"}
+    assert expected <= files
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_report_on_a_rejudged_log(
+    kind: str,
+    rejudged_logs: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = tmp_path / "out"
+    assert main(["report", str(rejudged_logs[kind]), "--out", str(out), "--no-figures"]) == 0
+    printed = capsys.readouterr().out
+    names = list(read_eval_log(str(rejudged_logs[kind]), header_only=False).samples[0].scores)  # type: ignore[index]
+    assert len(names) == 2
+    # The report says which scoring it used and how to choose another.
+    assert f"scoring {names[1]} (newest), then {names[0]}" in printed and "--scorer" in printed
+    for name in names:
+        assert (
+            main(
+                [
+                    "report",
+                    str(rejudged_logs[kind]),
+                    "--out",
+                    str(out),
+                    "--no-figures",
+                    "--scorer",
+                    name,
+                ]
+            )
+            == 0
+        )
+        assert f"scoring {name}\n" in capsys.readouterr().out
+    assert main(["report", str(rejudged_logs[kind]), "--out", str(out), "--scorer", "nope"]) == 2
+    error = capsys.readouterr().err
+    assert "No log has a scoring named 'nope'" in error and names[0] in error
+
+
+@pytest.mark.parametrize("kind", ["full", "goal", "pairwise"])
+def test_the_chosen_scoring_names_its_judges(
+    kind: str, rejudged_logs: dict[str, Path], tmp_path: Path
+) -> None:
+    path = rejudged_logs[kind]
+    original = next(iter(read_eval_log(str(path)).samples[0].scores))  # type: ignore[index]
+    for scorer, judges in ((None, REJUDGE), (original, JUDGES)):
+        report_on([path], tmp_path / "out", scorer=scorer)
+        table = pd.read_csv(tmp_path / "out" / "table1.csv")
+        shown = {
+            c.removeprefix("judge: ").removesuffix("_mean")
+            for c in table.columns
+            if c.startswith("judge: ") and c.endswith("_mean")
+        }
+        assert shown == set(judges)
+
+
+def test_an_original_and_its_rejudged_copy_are_one_run(
+    kind_logs: dict[str, Path], rejudged_logs: dict[str, Path], tmp_path: Path
+) -> None:
+    report = report_on([kind_logs["full"], rejudged_logs["full"]], tmp_path / "out")
+    assert len(report.runs) == 1 and "scoring goal_completion (newest)" in report.runs[0]
+    assert any("older version" in note for note in report.notes)
+
+
+# --- split runs ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def split_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Path]]:
+    root = tmp_path_factory.mktemp("split")
+    return {
+        "whole": [run_kind("full", root / "whole", limit=4)],
+        "halves": [
+            run_kind("full", root / "halves", limit=(0, 2)),
+            run_kind("full", root / "halves", limit=(2, 4)),
+        ],
+        "overlap": [
+            run_kind("full", root / "overlap", limit=(0, 3)),
+            run_kind("full", root / "overlap", limit=(2, 4)),
+        ],
+    }
+
+
+def test_a_split_run_gives_the_unsplit_table_one(
+    split_logs: dict[str, list[Path]], tmp_path: Path
+) -> None:
+    tables = {}
+    for name, paths in split_logs.items():
+        report = report_on(paths, tmp_path / name)
+        tables[name] = (tmp_path / name / "table1.csv").read_text(encoding="utf-8")
+        assert len(report.runs) == 1 and "4 scenes" in report.runs[0]
+        if len(paths) > 1:
+            (note,) = [n for n in report.notes if "merged into one run" in n]
+            assert note.startswith("2 logs of one run configuration") and "4 scenes" in note
+    assert tables["halves"] == tables["whole"]  # to the last digit
+    assert tables["overlap"] == tables["whole"]
+    (overlap,) = [n for n in report.notes if "merged" in n]
+    assert "1 identical duplicate sample(s) kept once" in overlap
+
+
+def _conflicting_copy(path: Path, out: Path) -> Path:
+    """Another log of the same run whose sample 101 got a different judge majority."""
+    log = read_eval_log(str(path))
+    log.eval.eval_id = "another-piece"
+    for sample in log.samples or []:
+        sample.uuid = f"{sample.uuid}-b"
+        if sample.id == 101:
+            value = sample.scores["goal_and_mcq"].value  # type: ignore[index]
+            value["judge_majority"] = 0.0 if value["judge_majority"] else 1.0  # type: ignore[index]
+    log.eval.created = "2099-01-01T00:00:00+00:00"
+    write_eval_log(log, str(out))
+    return out
+
+
+def test_conflicting_duplicates_are_refused_unless_newest(
+    kind_logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy(kind_logs["full"], folder / "a.eval")
+    _conflicting_copy(kind_logs["full"], folder / "b.eval")
+    assert main(["report", str(folder), "--out", str(tmp_path / "o"), "--no-figures"]) == 2
+    error = capsys.readouterr().err
+    assert "sample 101 epoch 1 in b.eval and a.eval" in error and "--prefer-newest" in error
+    assert "sample 102" not in error and "Traceback" not in error
+    assert (
+        main(
+            ["report", str(folder), "--out", str(tmp_path / "o"), "--no-figures", "--prefer-newest"]
+        )
+        == 0
+    )
+    printed = capsys.readouterr().out
+    assert "1 conflicting duplicate(s): the newest log's scores kept" in printed
+
+
+# --- no input ------------------------------------------------------------------------------------
+
+
+def test_no_input_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["report", str(empty), "--out", str(tmp_path / "o")]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "no Inspect log" in error
