@@ -217,7 +217,8 @@ def run_compare(args: argparse.Namespace) -> int:
     failed = [r.metric for r in comparison.results if r.regression]
     if failed:
         print(
-            f"REGRESSION: {', '.join(failed)} dropped by more than {args.max_drop:g} (p < {args.alpha:g})."
+            f"REGRESSION: {', '.join(failed)} dropped by more than {args.max_drop:g} "
+            f"(p < {args.alpha:g})."
         )
         return EXIT_REGRESSION
     print("No significant regression.")
