@@ -95,6 +95,9 @@ def test_every_metric_of_table_1_is_in_the_results(full_log: EvalLog) -> None:
     for key in [*GOAL_KEYS, "mcq_accuracy"]:
         metrics = scores[key].metrics
         assert {"mean", "stderr", "agentsense/template_mean", "agentsense/psi"} <= set(metrics), key
+        # Uncertainty is clustered by template (metrics.clustered_uncertainty).
+        assert metrics["stderr"].params.get("cluster") == "template_id", key
+        assert metrics["ci_lower"].value <= metrics["mean"].value <= metrics["ci_upper"].value
         assert 0.0 <= metrics["mean"].value <= 1.0
         assert not math.isnan(metrics["agentsense/psi"].value), key
     # Only scenes with MCQs count towards MCQ accuracy.

@@ -9,6 +9,11 @@ official code has no guard), while MCQ PSI skips them; corrected mode skips them
 The mode is read from each score's metadata, so `inspect score` re-scoring behaves the same.
 `agentsense report` uses the same functions with `skip` in both modes (a report's PSI should not
 be NaN because one template has a single scene) and gives the number of templates it used.
+
+Uncertainty: the five scenes of a template share background, goals and questions, so they are not
+independent. Every scene mean carries Inspect's `stderr` and `ci` clustered by `template_id`
+(cluster-robust standard error with the finite-cluster correction C/(C-1); a Student-t interval
+with C-1 degrees of freedom, C = number of templates).
 """
 
 from __future__ import annotations
@@ -18,9 +23,18 @@ import statistics
 from collections import defaultdict
 from typing import Literal
 
-from inspect_ai.scorer import Metric, SampleScore, metric
+from inspect_ai.scorer import Metric, SampleScore, ci, metric, stderr
 
 ShortTemplates = Literal["nan", "skip"]
+
+# Sample metadata key of the unit scenes are clustered by (see `dataset.samples.scene_metadata`).
+CLUSTER = "template_id"
+CONFIDENCE = 0.95
+
+
+def clustered_uncertainty() -> list[Metric]:
+    """Standard error and 95% CI of the scene mean, both clustered by template."""
+    return [stderr(cluster=CLUSTER), ci(level=CONFIDENCE, cluster=CLUSTER)]
 
 
 def by_template(scores: list[SampleScore]) -> dict[str, list[float]]:

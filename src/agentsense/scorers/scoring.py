@@ -11,13 +11,13 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import span, store_as
 
 from ..dataset.samples import scenario_of
 from ..dataset.schema import Scenario
-from ..metrics import psi, template_mean
+from ..metrics import clustered_uncertainty, psi, template_mean
 from ..protocol import Protocol
 from ..solvers.conversation import Conversation
 from ..solvers.speakers import scene_rng
@@ -31,11 +31,11 @@ MCQ_KEY = "mcq_accuracy"
 
 
 def _goal_metrics() -> list[Metric]:
-    return [mean(), stderr(), template_mean(), psi("nan")]
+    return [mean(), *clustered_uncertainty(), template_mean(), psi("nan")]
 
 
 def _mcq_metrics() -> list[Metric]:
-    return [mean(), stderr(), template_mean(), psi("skip")]
+    return [mean(), *clustered_uncertainty(), template_mean(), psi("skip")]
 
 
 GOAL_METRICS = {key: _goal_metrics() for key in GOAL_KEYS}

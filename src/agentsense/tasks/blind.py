@@ -15,14 +15,14 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.model import ModelOutput
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import Store, StoreModel, span, store_as
 from pydantic import Field
 
 from ..dataset.samples import load_scenarios, scenario_of, scene_dataset
 from ..errors import PrerequisiteError
-from ..metrics import template_mean
+from ..metrics import clustered_uncertainty, template_mean
 from ..protocol import Mode, OptionMark, Protocol
 from ..scorers.interview import Interviewer, Question
 from ..scorers.mcq import mcq_questions, score_mcq
@@ -75,7 +75,7 @@ def blind_interview(protocol: Protocol | None = None, seed: int = 0) -> Solver:
     return solve
 
 
-@scorer(metrics={BLIND_KEY: [mean(), stderr(), template_mean()]})
+@scorer(metrics={BLIND_KEY: [mean(), *clustered_uncertainty(), template_mean()]})
 def blind_mcq() -> Scorer:
     """MCQ accuracy without interaction (official parser and aggregation)."""
 
