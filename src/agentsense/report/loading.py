@@ -32,6 +32,7 @@ import pandas as pd
 from inspect_ai.analysis import SampleColumn, SampleScores, evals_df, samples_df
 from inspect_ai.log import list_eval_logs
 
+from ..analysis.answers import answer_frame, answer_rows
 from ..dataset.schema import Scenario
 from ..scorers.goal import GoalReading, goal_scores
 from .errors import ReportError
@@ -71,6 +72,8 @@ class Runs:
     scenes: pd.DataFrame
     goals: pd.DataFrame
     mcqs: pd.DataFrame
+    # One row per goal answer (analysis.answers.ANSWER_COLUMNS): judge agreement is computed on it.
+    answers: pd.DataFrame = field(default_factory=lambda: answer_frame([]))
     notes: list[str] = field(default_factory=list)
 
 
@@ -433,7 +436,7 @@ def _read_log(path: str, scorer: str | None, full: bool) -> LogData | str:
     log = LogData({**run, "scoring": _scoring(names, scorer)}, names)
     if scorer is not None and scorer not in names:
         return log
-    log.rows = {"scenes": [], "goals": [], "mcqs": []}
+    log.rows = {"scenes": [], "goals": [], "mcqs": [], "answers": []}
     for row in samples:
         values, metadata = merged_scores(row, scorer)
         if row.get("error") or not values:
@@ -453,6 +456,15 @@ def _read_log(path: str, scorer: str | None, full: bool) -> LogData | str:
         log.rows["scenes"].append(scene_row(context, run["rounds"]))
         log.rows["goals"].extend(goal_rows(context))
         log.rows["mcqs"].extend(mcq_rows(context))
+        log.rows["answers"].extend(
+            answer_rows(
+                context.scene,
+                context.metadata.get("goals") or {},
+                context.metadata.get("judges") or {},
+                context.character_models,
+                context.key,
+            )
+        )
         if run["task"] in JUDGED_TASKS and isinstance(metadata.get("judges"), dict):
             # The panel that scored (re-judging with `inspect score` keeps the log's roles).
             run["judges"] = ", ".join(map(str, metadata["judges"].values()))
@@ -565,5 +577,6 @@ def load_runs(
             merged.rows["mcqs"],
             ["log", "id", "epoch", "asker", "asker_model", "target", "target_model", "correct"],
         ),
+        answers=answer_frame(merged.rows["answers"]),
         notes=notes + merged.notes + _reading_notes(logs, evals, set(scenes["log"])),
     )

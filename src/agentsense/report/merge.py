@@ -27,7 +27,7 @@ from .errors import ReportError
 
 # Task arguments that select samples rather than define the run.
 SELECTION_ARGS = ("shard",)
-FRAMES = ("scenes", "goals", "mcqs")
+FRAMES = ("scenes", "goals", "mcqs", "answers")
 Key = tuple[str, int]
 MAX_LISTED = 5
 

@@ -9,6 +9,16 @@
   (`scipy.stats.wilcoxon`), and the one-sided test that decides a regression:
   H0: mean(d) >= -max_drop against H1: mean(d) < -max_drop, i.e. a one-sample t-test (or Wilcoxon)
   of d + max_drop with `alternative="less"`.
+- Clustered intervals (scenes of one template are not independent): the cluster-robust standard
+  error of the mean (statsmodels OLS on a constant, `cov_type="cluster"` by template, with the
+  finite-cluster correction C/(C-1)) and a t interval with C - 1 degrees of freedom, C = number of
+  templates; the same numbers as Inspect's `stderr(cluster=...)` / `ci(cluster=...)` in the log.
+  Paired differences are clustered the same way (by the template of the scene pair).
+- PSI intervals: a percentile bootstrap over templates (whole templates resampled with
+  replacement, `scipy.stats.bootstrap`, fixed seed).
+- Power: the minimum detectable difference of the one-sided regression test at `alpha` with 80%
+  power (`statsmodels.stats.power.TTestPower`, noncentral t with C - 1 degrees of freedom), in
+  score units: effect size x clustered SE x sqrt(C).
 - The variance test of App. D.6 is the chi-square test for one variance:
   chi2 = (n - 1) · s² / sigma0², with n - 1 degrees of freedom, two-sided p-value
   2 · min(P(X <= chi2), P(X >= chi2)).
@@ -17,14 +27,19 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import pandas as pd
+import statsmodels.api as sm
 from scipy import stats as sps
+from statsmodels.stats.power import TTestPower
 
 CONFIDENCE = 0.95
+POWER = 0.8
+BOOTSTRAP_RESAMPLES = 2000
 Test = Literal["t", "wilcoxon"]
 
 
@@ -36,6 +51,7 @@ class Estimate:
     low: float
     high: float
     n: int
+    clusters: int | None = None  # templates behind a clustered interval; None: scenes independent
 
     @property
     def half_width(self) -> float:
@@ -148,3 +164,90 @@ def variance_test(values: Sequence[float], population_variance: float) -> Varian
     lower = float(sps.chi2.cdf(chi2, n - 1))
     upper = float(sps.chi2.sf(chi2, n - 1))
     return VarianceTest(n, variance, chi2, min(1.0, 2 * min(lower, upper)))
+
+
+# --- clustered by template ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClusterFit:
+    """A mean with its cluster-robust standard error (over C clusters, n values)."""
+
+    mean: float
+    se: float
+    n: int
+    clusters: int
+
+    def interval(self, level: float = CONFIDENCE) -> Estimate:
+        if self.clusters < 2 or not math.isfinite(self.se):
+            return Estimate(self.mean, math.nan, math.nan, self.n, self.clusters)
+        half = float(sps.t.ppf(1 - (1 - level) / 2, self.clusters - 1)) * self.se
+        return Estimate(self.mean, self.mean - half, self.mean + half, self.n, self.clusters)
+
+
+def cluster_fit(values: Sequence[float], clusters: Sequence[object]) -> ClusterFit:
+    """Mean and cluster-robust SE of the non-NaN values, clustered by `clusters` (statsmodels)."""
+    frame = pd.DataFrame({"y": np.asarray(values, dtype=float), "g": list(clusters)})
+    frame = frame[frame["y"].notna()]
+    n, count = len(frame), int(frame["g"].nunique())
+    if n == 0:
+        return ClusterFit(math.nan, math.nan, 0, 0)
+    mean = float(frame["y"].mean())
+    if count < 2:
+        return ClusterFit(mean, math.nan, n, count)
+    groups = pd.factorize(frame["g"].astype(str))[0]
+    fit = sm.OLS(frame["y"].to_numpy(), np.ones((n, 1))).fit(
+        cov_type="cluster", cov_kwds={"groups": groups, "use_correction": True}, use_t=True
+    )
+    return ClusterFit(mean, float(fit.bse[0]), n, count)
+
+
+def clustered_mean_ci(
+    values: Sequence[float], clusters: Sequence[object], level: float = CONFIDENCE
+) -> Estimate:
+    """Mean and template-clustered t interval (C - 1 degrees of freedom)."""
+    return cluster_fit(values, clusters).interval(level)
+
+
+def template_bootstrap_ci(
+    groups: dict[str, list[float]],
+    statistic: Callable[[dict[str, list[float]]], float],
+    level: float = CONFIDENCE,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = 0,
+) -> Estimate:
+    """`statistic` of the templates' scene values, with a percentile bootstrap over templates."""
+    names = sorted(groups)
+    point = statistic(groups)
+    if len(names) < 2 or not math.isfinite(point):
+        return Estimate(point, math.nan, math.nan, len(names), len(names))
+
+    def resampled(indices: np.ndarray) -> float:
+        # Resampled templates are renamed so a template drawn twice counts twice.
+        return statistic({f"{k}": groups[names[int(i)]] for k, i in enumerate(indices)})
+
+    result = sps.bootstrap(
+        (np.arange(len(names)),),
+        resampled,
+        n_resamples=resamples,
+        vectorized=False,
+        method="percentile",
+        confidence_level=level,
+        rng=np.random.default_rng(seed),
+    )
+    interval = result.confidence_interval
+    return Estimate(point, float(interval.low), float(interval.high), len(names), len(names))
+
+
+def min_detectable_difference(
+    diffs: Sequence[float], clusters: Sequence[object], alpha: float, power: float = POWER
+) -> float:
+    """Smallest true mean drop beyond `max_drop` that the one-sided test at `alpha` detects with
+    `power`, given the template-clustered spread of the paired differences (score units)."""
+    fit = cluster_fit(diffs, clusters)
+    if fit.clusters < 2 or not math.isfinite(fit.se):
+        return math.nan
+    effect = TTestPower().solve_power(
+        effect_size=None, nobs=fit.clusters, alpha=alpha, power=power, alternative="larger"
+    )
+    return float(effect) * fit.se * math.sqrt(fit.clusters)

@@ -1,0 +1,11 @@
+"""Analysis of AgentSense logs beyond the headline scores: judge-panel agreement, uncertainty
+clustered by template, and the power of paired comparisons.
+
+Each function takes a tidy pandas frame (see `answers.ANSWER_COLUMNS`), so it works on the
+frames the report builds and on frames a user builds with `inspect_ai.analysis`.
+"""
+
+from .agreement import panel_agreement
+from .answers import ANSWER_COLUMNS, goal_answers
+
+__all__ = ["ANSWER_COLUMNS", "goal_answers", "panel_agreement"]

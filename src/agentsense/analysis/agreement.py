@@ -1,0 +1,197 @@
+"""Judge-panel agreement, and how far self and other answers agree with the judges.
+
+Input: an answers frame (`answers.ANSWER_COLUMNS`). A *unit* is one judge question about one goal
+of one sample (log, id, epoch, character, goal_index, item); every judge of the panel answers it.
+Per group (a run, optionally a goal category):
+
+- `fleiss_kappa`: Fleiss' κ of the panel (statsmodels), over the units every judge answered readably;
+- `krippendorff_alpha`: Krippendorff's α, nominal (the `krippendorff` package); it keeps units with
+  an unreadable vote (a unit needs two readable votes to count);
+- pairwise Cohen's κ (scikit-learn) over the units both judges answered readably;
+- `agree_majority_<judge>`: share of a judge's readable votes equal to the panel majority of the
+  unit (corrected majority: more than half of the readable votes; tied units are left out);
+- `self_agreement` / `other_agreement`: share of readable self / other answers equal to the judge
+  majority of the goal (all judge votes on the goal, `scorers.goal.majority`, ties left out);
+- `self_overconfidence` / `other_overconfidence`: yes-rate of those answers minus the yes-rate of
+  the judge majority on the same goals (the paper's over-confidence of self-evaluation);
+- `always_yes_agreement`: the agreement an asker answering "yes" to everything would reach (the
+  share of goals the judges call achieved); `always_no_agreement` = 1 - that. A self or other
+  agreement not above the larger of the two is uninformative.
+- unreadable shares per judge and per asker kind (`unreadable_shares`).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from itertools import combinations
+from typing import Any
+
+import krippendorff
+import numpy as np
+import pandas as pd
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+from ..scorers.goal import majority
+
+SAMPLE = ["log", "id", "epoch"]
+GOAL = [*SAMPLE, "character", "goal_index"]
+UNIT = [*GOAL, "item"]
+NAN = math.nan
+
+
+def judge_matrix(answers: pd.DataFrame) -> pd.DataFrame:
+    """Units x judges of readings (NaN: unreadable or not asked), judges as columns."""
+    judged = answers[answers["kind"] == "judge"]
+    if judged.empty:
+        return pd.DataFrame()
+    # One answer per (unit, judge); `max` keeps NaN when that answer was unreadable.
+    matrix = judged.groupby([*UNIT, "asker"], sort=True)["reading"].max().unstack("asker")
+    return matrix.reindex(columns=sorted(matrix.columns, key=_judge_order))
+
+
+def _judge_order(key: str) -> tuple[int, str]:
+    number = key.rsplit("_", 1)[-1]
+    return (int(number), key) if number.isdigit() else (10**6, key)
+
+
+def fleiss(matrix: pd.DataFrame) -> float:
+    """Fleiss' κ over the units every judge answered readably (NaN with < 2 judges or units)."""
+    complete = matrix.dropna()
+    if matrix.shape[1] < 2 or len(complete) < 2:
+        return NAN
+    table, _ = aggregate_raters(complete.to_numpy(dtype=int))
+    # A degenerate table (one category only) gives 0/0: the resulting NaN is the answer.
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.simplefilter("ignore")
+        return float(fleiss_kappa(table, method="fleiss"))
+
+
+def kripp_alpha(matrix: pd.DataFrame) -> float:
+    """Krippendorff's α (nominal); NaN when fewer than two judges or a single value overall."""
+    if matrix.shape[1] < 2:
+        return NAN
+    data = matrix.to_numpy(dtype=float).T  # raters x units
+    if len(np.unique(data[~np.isnan(data)])) < 2:
+        return NAN  # one value only: agreement is not estimable (the package raises)
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
+
+
+def cohen_pairs(matrix: pd.DataFrame) -> pd.DataFrame:
+    """Cohen's κ of every pair of judges, over the units both answered readably."""
+    rows = []
+    for a, b in combinations(matrix.columns, 2):
+        both = matrix[[a, b]].dropna()
+        kappa = NAN
+        if len(both) >= 2:
+            with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+                warnings.simplefilter("ignore")
+                kappa = float(cohen_kappa_score(both[a].astype(int), both[b].astype(int)))
+        rows.append({"judge_a": a, "judge_b": b, "cohen_kappa": kappa, "units": len(both)})
+    return pd.DataFrame(rows, columns=["judge_a", "judge_b", "cohen_kappa", "units"])
+
+
+def _strict_majority(votes: Sequence[float]) -> float:
+    """Corrected majority of readable votes; NaN for none and for a tie."""
+    readable = [vote for vote in votes if not math.isnan(vote)]
+    decided = majority(readable, official=False)
+    return NAN if decided == 0.5 else decided
+
+
+def majority_agreement(matrix: pd.DataFrame) -> dict[str, float]:
+    """Per judge: share of its readable votes equal to the unit's panel majority."""
+    panel = matrix.apply(lambda row: _strict_majority(list(row)), axis=1)
+    shares: dict[str, float] = {}
+    for judge in matrix.columns:
+        both = pd.DataFrame({"vote": matrix[judge], "majority": panel}).dropna()
+        shares[str(judge)] = float((both["vote"] == both["majority"]).mean()) if len(both) else NAN
+    return shares
+
+
+def goal_majorities(answers: pd.DataFrame) -> pd.Series:
+    """The judge majority of each goal (all judge votes on it); NaN for ties and no votes."""
+    judged = answers[answers["kind"] == "judge"]
+    if judged.empty:
+        return pd.Series(dtype=float)
+    return judged.groupby(GOAL)["reading"].agg(lambda votes: _strict_majority(list(votes)))
+
+
+def asker_agreement(answers: pd.DataFrame, kind: str) -> dict[str, float]:
+    """Agreement of `kind` answers (self / other) with the judge majority of their goal."""
+    majorities = goal_majorities(answers).rename("majority")
+    asked = answers[answers["kind"] == kind]
+    if asked.empty or majorities.empty:
+        return {"agreement": NAN, "overconfidence": NAN, "answers": 0.0}
+    joined = asked.join(majorities, on=GOAL).dropna(subset=["reading", "majority"])
+    if joined.empty:
+        return {"agreement": NAN, "overconfidence": NAN, "answers": 0.0}
+    return {
+        "agreement": float((joined["reading"] == joined["majority"]).mean()),
+        "overconfidence": float(joined["reading"].mean() - joined["majority"].mean()),
+        "answers": float(len(joined)),
+    }
+
+
+def unreadable_shares(answers: pd.DataFrame) -> pd.DataFrame:
+    """Share of answers with no leading yes/no word, per asker kind and per judge."""
+    if answers.empty:
+        return pd.DataFrame(columns=["log", "who", "model", "answers", "unreadable"])
+    who = answers["kind"].where(answers["kind"] != "judge", answers["asker"])
+    frame = answers.assign(who=who, model=answers["model"].fillna(""))
+    table = frame.groupby(["log", "who"], sort=False).agg(
+        model=("model", lambda m: ", ".join(sorted(set(m) - {""}))),
+        answers=("unreadable", "size"),
+        unreadable=("unreadable", "mean"),
+    )
+    return table.reset_index()
+
+
+def group_agreement(answers: pd.DataFrame) -> dict[str, Any]:
+    """The panel statistics of one group of answers (one run, or one category of a run)."""
+    matrix = judge_matrix(answers)
+    pairs = cohen_pairs(matrix) if not matrix.empty else cohen_pairs(pd.DataFrame())
+    self_ = asker_agreement(answers, "self")
+    other = asker_agreement(answers, "other")
+    majorities = goal_majorities(answers).dropna()
+    yes = float(majorities.mean()) if len(majorities) else NAN
+    row: dict[str, Any] = {
+        "judges": int(matrix.shape[1]),
+        "units": len(matrix),
+        "fleiss_kappa": fleiss(matrix) if not matrix.empty else NAN,
+        "krippendorff_alpha": kripp_alpha(matrix) if not matrix.empty else NAN,
+        "mean_cohen_kappa": float(pairs["cohen_kappa"].mean()) if len(pairs) else NAN,
+        "self_agreement": self_["agreement"],
+        "other_agreement": other["agreement"],
+        "self_overconfidence": self_["overconfidence"],
+        "other_overconfidence": other["overconfidence"],
+        "always_yes_agreement": yes,
+        "always_no_agreement": 1 - yes,
+    }
+    if not matrix.empty:
+        for judge, share in majority_agreement(matrix).items():
+            row[f"agree_majority_{judge}"] = share
+    return row
+
+
+def panel_agreement(answers: pd.DataFrame, by_category: bool = False) -> pd.DataFrame:
+    """One row of panel statistics per run (`log`), or per run and goal category."""
+    keys = ["log", "category"] if by_category else ["log"]
+    frame = answers.assign(category=answers["category"].fillna("(none)"))
+    rows = [
+        {**dict(zip(keys, group if isinstance(group, tuple) else (group,), strict=True)), **stats}
+        for group, part in frame.groupby(keys, sort=True)
+        if (stats := group_agreement(part))
+    ]
+    return pd.DataFrame(rows)
+
+
+def pairwise_table(answers: pd.DataFrame) -> pd.DataFrame:
+    """Cohen's κ of every pair of judges of every run (for the heat map)."""
+    parts = [
+        cohen_pairs(judge_matrix(part)).assign(log=log)
+        for log, part in answers.groupby("log", sort=True)
+        if not judge_matrix(part).empty
+    ]
+    return pd.concat(parts, ignore_index=True) if parts else cohen_pairs(pd.DataFrame())

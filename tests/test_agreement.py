@@ -1,0 +1,146 @@
+"""Judge-panel agreement statistics on a hand-computed panel (analysis.agreement).
+
+Five judge questions (units), one per goal, three judges:
+
+    unit  judge_1  judge_2    judge_3        majority  category
+    u1    Yes      Yes        Yes            1         Cooperation
+    u2    Yes      Yes        No             1         Cooperation
+    u3    No       No         No             0         Competition
+    u4    Yes      No         No             0         Competition
+    u5    Yes      Perhaps?   I cannot tell  1 (one readable vote)  Competition
+
+Fleiss' κ (u1-u4, the complete units): P_i = 1, 1/3, 1, 1/3 -> P̄ = 2/3; p(yes) = 6/12 -> P_e = 1/2;
+κ = (2/3 - 1/2) / (1/2) = 1/3.
+Krippendorff's α (nominal; u5 has one readable value and is not pairable): coincidences
+o_11 = 4, o_00 = 4, o_10 = o_01 = 2, n = 12; D_o = 4/12, D_e = 2·6·6 / (12·11) = 6/11;
+α = 1 - (1/3) / (6/11) = 7/18.
+Cohen's κ: judge_1/judge_2 p_o = 3/4, p_e = 3/4·1/2 + 1/4·1/2 = 1/2 -> 1/2;
+judge_1/judge_3 p_o = 1/2, p_e = 3/4·1/4 + 1/4·3/4 = 3/8 -> 1/5; judge_2/judge_3 p_o = 3/4,
+p_e = 1/2 -> 1/2.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from agentsense.analysis.agreement import (
+    cohen_pairs,
+    fleiss,
+    judge_matrix,
+    kripp_alpha,
+    panel_agreement,
+    unreadable_shares,
+)
+from agentsense.analysis.answers import ANSWER_COLUMNS
+from agentsense.scorers.answers import robust_yes
+
+JUDGES = {
+    "judge_1": ["Yes", "Yes", "No", "Yes", "Yes"],
+    "judge_2": ["Yes", "Yes.", "No", "No", "Perhaps?"],
+    "judge_3": ["Yes", "No", "No", "No", "I cannot tell"],
+}
+CATEGORIES = ["Cooperation", "Cooperation", "Competition", "Competition", "Competition"]
+SELF = ["Yes", "Yes", "Yes", "No"]  # goals 1-4; goal 5 has no self answer
+OTHER = ["No", "Maybe later"]  # goals 1-2
+
+
+def row(goal: int, kind: str, asker: str, answer: str) -> dict[str, Any]:
+    reading = robust_yes(answer)
+    return {
+        "log": "run.eval",
+        "id": "s1",
+        "epoch": 1,
+        "template_id": "t1",
+        "character": "Ada",
+        "goal_index": goal,
+        "category": CATEGORIES[goal],
+        "kind": kind,
+        "asker": asker,
+        "model": asker if kind == "judge" else "agent",
+        "item": 0,
+        "answer": answer,
+        "reading": math.nan if reading is None else float(reading),
+        "unreadable": reading is None,
+    }
+
+
+@pytest.fixture
+def answers() -> pd.DataFrame:
+    rows = [
+        row(goal, "judge", judge, answer)
+        for judge, votes in JUDGES.items()
+        for goal, answer in enumerate(votes)
+    ]
+    rows += [row(goal, "self", "Ada", answer) for goal, answer in enumerate(SELF)]
+    rows += [row(goal, "other", "Bo", answer) for goal, answer in enumerate(OTHER)]
+    return pd.DataFrame(rows, columns=ANSWER_COLUMNS)
+
+
+def test_fleiss_kappa_hand_computed(answers: pd.DataFrame) -> None:
+    assert fleiss(judge_matrix(answers)) == pytest.approx(1 / 3)
+
+
+def test_krippendorff_alpha_hand_computed(answers: pd.DataFrame) -> None:
+    assert kripp_alpha(judge_matrix(answers)) == pytest.approx(7 / 18)
+
+
+def test_cohen_kappa_of_each_pair_hand_computed(answers: pd.DataFrame) -> None:
+    pairs = cohen_pairs(judge_matrix(answers)).set_index(["judge_a", "judge_b"])
+    assert pairs.loc[("judge_1", "judge_2"), "cohen_kappa"] == pytest.approx(1 / 2)
+    assert pairs.loc[("judge_1", "judge_3"), "cohen_kappa"] == pytest.approx(1 / 5)
+    assert pairs.loc[("judge_2", "judge_3"), "cohen_kappa"] == pytest.approx(1 / 2)
+    assert set(pairs["units"]) == {4}  # u5 lacks a readable vote of judge_2 and judge_3
+
+
+def test_agreement_with_the_majority_and_over_confidence(answers: pd.DataFrame) -> None:
+    stats = panel_agreement(answers).iloc[0]
+    assert stats["judges"] == 3 and stats["units"] == 5
+    # Majorities 1, 1, 0, 0, 1. judge_1 [1,1,0,1,1] -> 4/5; judge_2 [1,1,0,0] -> 1; judge_3 3/4.
+    assert stats["agree_majority_judge_1"] == pytest.approx(4 / 5)
+    assert stats["agree_majority_judge_2"] == pytest.approx(1.0)
+    assert stats["agree_majority_judge_3"] == pytest.approx(3 / 4)
+    # Self [1,1,1,0] against [1,1,0,0]: 3/4 agree; yes-rate 3/4 vs 1/2 -> over-confidence 1/4.
+    assert stats["self_agreement"] == pytest.approx(3 / 4)
+    assert stats["self_overconfidence"] == pytest.approx(1 / 4)
+    # Other: "No" on an achieved goal; "Maybe later" is unreadable and left out.
+    assert stats["other_agreement"] == pytest.approx(0.0)
+    # Answering yes to everything agrees with 3 of the 5 goal majorities.
+    assert stats["always_yes_agreement"] == pytest.approx(3 / 5)
+    assert stats["always_no_agreement"] == pytest.approx(2 / 5)
+    assert stats["fleiss_kappa"] == pytest.approx(1 / 3)
+    assert stats["mean_cohen_kappa"] == pytest.approx((1 / 2 + 1 / 5 + 1 / 2) / 3)
+
+
+def test_per_category_fleiss_kappa(answers: pd.DataFrame) -> None:
+    # Cooperation = u1, u2: P̄ = (1 + 1/3) / 2 = 2/3; p(yes) = 5/6 -> P_e = 25/36 + 1/36 = 13/18;
+    # κ = (2/3 - 13/18) / (5/18) = -1/5.
+    by = panel_agreement(answers, by_category=True).set_index("category")
+    assert by.loc["Cooperation", "fleiss_kappa"] == pytest.approx(-1 / 5)
+    assert by.loc["Cooperation", "units"] == 2 and by.loc["Competition", "units"] == 3
+
+
+def test_unreadable_shares_per_judge_and_asker(answers: pd.DataFrame) -> None:
+    shares = unreadable_shares(answers).set_index("who")["unreadable"]
+    assert shares["judge_1"] == 0.0
+    assert shares["judge_2"] == pytest.approx(1 / 5)
+    assert shares["judge_3"] == pytest.approx(1 / 5)
+    assert shares["self"] == 0.0
+    assert shares["other"] == pytest.approx(1 / 2)
+
+
+def test_single_judge_has_no_panel_statistics(answers: pd.DataFrame) -> None:
+    alone = answers[(answers["kind"] != "judge") | (answers["asker"] == "judge_1")]
+    stats = panel_agreement(alone).iloc[0]
+    assert math.isnan(stats["fleiss_kappa"]) and math.isnan(stats["krippendorff_alpha"])
+    assert stats["agree_majority_judge_1"] == 1.0  # trivially: it is the majority
+    assert not math.isnan(stats["self_agreement"])
+
+
+def test_unanimous_panel_alpha_is_not_estimable() -> None:
+    matrix = pd.DataFrame({"judge_1": [1.0, 1.0], "judge_2": [1.0, 1.0]})
+    assert math.isnan(kripp_alpha(matrix))
+    assert math.isnan(fleiss(matrix))

@@ -1,0 +1,92 @@
+"""Template-clustered intervals, the PSI bootstrap over templates and the minimum detectable
+difference (report.stats), on hand-computed cases."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, cast
+
+import pytest
+from inspect_ai.scorer import SampleScore, Score
+from scipy import stats as sps
+
+from agentsense.metrics import clustered_uncertainty, profile_sensitivity
+from agentsense.report.stats import (
+    cluster_fit,
+    clustered_mean_ci,
+    mean_ci,
+    min_detectable_difference,
+    template_bootstrap_ci,
+)
+
+# Templates 1: [1, 0, 1], 2: [.5, .5], 3: [0, 1]. Mean 4/7; deviation sums 2/7, -1/7, -1/7;
+# clustered SE = sqrt((4 + 1 + 1)/49 * 3/2) / 7 = 3/49; t interval with 2 degrees of freedom.
+VALUES = [1.0, 0.0, 1.0, 0.5, 0.5, 0.0, 1.0]
+TEMPLATES = ["1", "1", "1", "2", "2", "3", "3"]
+T_2 = 4.302652729911275
+
+
+def test_clustered_interval_hand_computed() -> None:
+    fit = cluster_fit(VALUES, TEMPLATES)
+    assert (fit.mean, fit.se, fit.n, fit.clusters) == pytest.approx((4 / 7, 3 / 49, 7, 3))
+    estimate = clustered_mean_ci(VALUES, TEMPLATES)
+    assert estimate.low == pytest.approx(4 / 7 - T_2 * 3 / 49)
+    assert estimate.high == pytest.approx(4 / 7 + T_2 * 3 / 49)
+    assert estimate.clusters == 3
+    # The naive interval treats the 7 scenes as independent: t(6) * sd / sqrt(7).
+    naive = mean_ci(VALUES)
+    assert naive.half_width == pytest.approx(sps.t.ppf(0.975, 6) * sps.tstd(VALUES) / math.sqrt(7))
+    # Here templates differ less than the scenes inside them, so clustering narrows the interval.
+    assert estimate.half_width < naive.half_width
+
+
+def test_report_interval_equals_the_logged_one() -> None:
+    """The report's clustered CI (statsmodels) and the log's (Inspect's ci(cluster=...)) agree."""
+    scores = [
+        SampleScore(score=Score(value=v), sample_id=i, sample_metadata={"template_id": t})
+        for i, (v, t) in enumerate(zip(VALUES, TEMPLATES, strict=True))
+    ]
+    _, ci_metric = clustered_uncertainty()
+    logged = cast(Callable[[list[SampleScore]], Any], ci_metric)(scores)
+    estimate = clustered_mean_ci(VALUES, TEMPLATES)
+    assert (estimate.low, estimate.high) == pytest.approx((logged["lower"], logged["upper"]))
+
+
+def test_nan_values_are_left_out_and_one_template_has_no_interval() -> None:
+    assert clustered_mean_ci([*VALUES, math.nan], [*TEMPLATES, "9"]).clusters == 3
+    alone = clustered_mean_ci([0.0, 1.0], ["1", "1"])
+    assert alone.mean == 0.5 and math.isnan(alone.low) and alone.clusters == 1
+
+
+def test_psi_bootstrap_over_templates_hand_computed() -> None:
+    # Templates A [0, 1] (sd √½) and B [.5, .5] (sd 0): PSI = √½ / 2. Resampling two templates
+    # gives PSI 0 (B, B) with probability 1/4, √½/2 with 1/2 and √½ (A, A) with 1/4, so the
+    # 2.5% and 97.5% percentiles are 0 and √½.
+    groups = {"A": [0.0, 1.0], "B": [0.5, 0.5]}
+
+    def psi(g: dict[str, list[float]]) -> float:
+        return profile_sensitivity(g, "skip")
+
+    estimate = template_bootstrap_ci(groups, psi)
+    assert estimate.mean == pytest.approx(math.sqrt(0.5) / 2)
+    assert estimate.low == pytest.approx(0.0)
+    assert estimate.high == pytest.approx(math.sqrt(0.5))
+    assert template_bootstrap_ci(groups, psi) == estimate  # seeded: reproducible
+
+
+def test_minimum_detectable_difference_has_the_stated_power() -> None:
+    diffs = [0.1, -0.2, 0.0, 0.05, -0.1, 0.2, -0.05, 0.0, 0.1, -0.1]
+    clusters = ["a", "a", "b", "b", "c", "c", "d", "d", "e", "e"]
+    alpha = 0.05
+    mde = min_detectable_difference(diffs, clusters, alpha)
+    fit = cluster_fit(diffs, clusters)
+    # Definition: a one-sided t-test on C - 1 = 4 df rejects with probability 0.8 when the true
+    # mean is MDE, i.e. 1 - F_nct(t_crit; df, nc = MDE / SE) = 0.8.
+    critical = sps.t.ppf(1 - alpha, 4)
+    assert 1 - sps.nct.cdf(critical, 4, mde / fit.se) == pytest.approx(0.8, abs=1e-6)
+    # Many clusters: close to the normal approximation (z_0.95 + z_0.8) x SE.
+    many = [(-1.0) ** i * 0.1 for i in range(400)]
+    normal = (sps.norm.ppf(0.95) + sps.norm.ppf(0.8)) * cluster_fit(many, range(400)).se
+    assert min_detectable_difference(many, range(400), 0.05) == pytest.approx(normal, rel=0.01)
+    assert math.isnan(min_detectable_difference([0.1, 0.2], ["a", "a"], alpha))
