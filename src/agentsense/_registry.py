@@ -6,4 +6,4 @@ from .models.smollm import smollm
 from .models.standin import standin
 from .scorers import goal_and_mcq, goal_completion, mcq_accuracy
 from .solvers import simulation
-from .tasks import blind, full, goal, info, labelling, pairwise
+from .tasks import blind, full, goal, info, judge_check, labelling, pairwise

@@ -4,6 +4,13 @@
   (`sense-parity/README.md`); replaying a fixture scene with it must give identical requests.
 - `persona`: answers like a plausible chat model: one in-character paragraph per turn, Yes/No to
   interview questions, an option to MCQs, varied by the request so scores are not constant.
+  Its yes/no depends on the model name, the system prompt and the question only, never on the
+  conversation: a persona judge is transcript-blind (on `agentsense/judge_check` it answers all
+  items of one goal alike, so its consistency is 1 and its accuracy near chance).
+- `yes`: persona, but "Yes." to every yes/no question (an always-yes judge).
+- `keyword`: persona, but a yes/no question is answered "Yes." when an earlier message contains
+  an acceptance word (`KEYWORDS`, anywhere, small talk included), else "No.": a judge that reads the transcript naively and so
+  is fooled by claims and by utterances that tell it to answer yes.
 
 The same rules back the `standin/` Inspect model provider and the local HTTP stub server.
 """
@@ -142,7 +149,27 @@ def persona(request: Request) -> str:
     return " ".join(part for part in parts if part)
 
 
-RULES: dict[str, Rule] = {"parity": parity, "persona": persona}
+def always_yes(request: Request) -> str:
+    return "Yes." if "yes or no" in request.last.lower() else persona(request)
+
+
+# Acceptance words of the `keyword` judge, matched as whole words anywhere in the conversation.
+KEYWORDS = re.compile(r"\b(agree\w*|thank you|understand\w*|yes)\b", re.IGNORECASE)
+
+
+def keyword(request: Request) -> str:
+    if "yes or no" not in request.last.lower():
+        return persona(request)
+    history = " ".join(content for _, content in request.messages[1:-1])
+    return "Yes." if KEYWORDS.search(history) else "No."
+
+
+RULES: dict[str, Rule] = {
+    "parity": parity,
+    "persona": persona,
+    "yes": always_yes,
+    "keyword": keyword,
+}
 
 
 def rule_for(model: str) -> tuple[Rule, str]:

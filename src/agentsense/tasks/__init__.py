@@ -1,6 +1,7 @@
 from .blind import blind
 from .homogeneous import full, goal, info
+from .judge_check import judge_check
 from .labelling import labelling
 from .pairwise import pairwise
 
-__all__ = ["blind", "full", "goal", "info", "labelling", "pairwise"]
+__all__ = ["blind", "full", "goal", "info", "judge_check", "labelling", "pairwise"]
