@@ -11,14 +11,22 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval
+from inspect_ai import Task, eval
+from inspect_ai.dataset import MemoryDataset
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from agentsense.dataset.judge_check import JudgeCheckItem, bundled_path, load_items
 from agentsense.dataset.validation import DatasetError
 from agentsense.prompts import JUDGE_SYSTEM_PROMPT
-from agentsense.tasks.judge_check import judge_check
+from agentsense.protocol import Protocol
+from agentsense.tasks.judge_check import (
+    JudgeVerdicts,
+    ask_judges,
+    judge_check,
+    judge_verdicts,
+    to_sample,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 PANEL = ["standin/yes/always", "standin/keyword/naive", "standin/persona/judge-a"]
@@ -168,3 +176,31 @@ def test_bad_judge_check_file_names_line_and_field(tmp_path: Path) -> None:
     message = str(raised.value)
     assert f"{path}:2" in message and "`truth`" in message
     assert "`original`" in message and "no-such-item" in message
+
+
+def test_ask_judges_stores_each_answer_and_judge_verdicts_reads_it(log_dir: Path) -> None:
+    item = load_items()[0]  # achieved: the truth is yes
+    assert item.case == "achieved"
+    settings = Protocol(mode="corrected")
+    output = ModelOutput.from_content("mockllm/model", "No, they did not.")
+    output.usage = ModelUsage(input_tokens=10, output_tokens=3, total_tokens=13)
+    task = Task(
+        dataset=MemoryDataset([to_sample(item, settings)]),
+        solver=ask_judges(settings),
+        scorer=judge_verdicts(),
+    )
+    (log,) = eval(
+        task,
+        model="standin/persona/agent",
+        model_roles={"judge": [get_model("mockllm/model", custom_outputs=[output])]},
+        log_dir=str(log_dir),
+        display="none",
+    )
+    assert log.status == "success" and log.samples
+    sample = log.samples[0]
+    assert sample.store[f"{JudgeVerdicts.__name__}:answers"] == {"judge_1": "No, they did not."}
+    # Corrected mode: the judge sees the conversation as a bystander (every turn a user message).
+    assert {m.role for m in sample.messages[1:]} == {"user"}
+    score = (sample.scores or {})["judge_verdicts"]
+    assert score.value == {"judge_1": 0.0, "unreadable_judge_1": 0.0}
+    assert metrics(log)["judge_1"]["accuracy"] == 0.0

@@ -4,7 +4,8 @@ Input: an answers frame (`answers.ANSWER_COLUMNS`). A *unit* is one judge questi
 of one sample (log, id, epoch, character, goal_index, item); every judge of the panel answers it.
 Per group (a run, optionally a goal category):
 
-- `fleiss_kappa`: Fleiss' κ of the panel (statsmodels), over the units every judge answered readably;
+- `fleiss_kappa`: Fleiss' κ of the panel (statsmodels), over the units every judge answered
+  readably;
 - `krippendorff_alpha`: Krippendorff's α, nominal (the `krippendorff` package); it keeps units with
   an unreadable vote (a unit needs two readable votes to count);
 - pairwise Cohen's κ (scikit-learn) over the units both judges answered readably;

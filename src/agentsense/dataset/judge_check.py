@@ -25,7 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .validation import DatasetError, Problem
 
-BUNDLED = "judge_check"
+# The bundled items are built from the demo scenes, hence the name (as `-T dataset=demo`).
+BUNDLED = "demo"
 Truth = Literal["yes", "no"]
 # Cases whose truth is "no" although something in the conversation pushes towards "yes".
 CLAIM_CASES = ("claimed",)
@@ -78,10 +79,10 @@ def _problems(source: str, line: int, error: ValidationError, record: object) ->
 
 
 def load_items(dataset: str = BUNDLED) -> list[JudgeCheckItem]:
-    """Read and validate a judge-check file (`judge_check` = the bundled one)."""
+    """Read and validate a judge-check file (`demo` = the bundled one)."""
     path = bundled_path() if dataset == BUNDLED else Path(dataset).expanduser()
     if not path.is_file():
-        expected = "'judge_check' or the path of a judge-check JSONL file"
+        expected = "'demo' (the bundled items) or the path of a judge-check JSONL file"
         raise DatasetError(
             dataset, [Problem(dataset, None, None, "dataset", "no such file", expected)]
         )

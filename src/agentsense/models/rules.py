@@ -9,8 +9,9 @@
   items of one goal alike, so its consistency is 1 and its accuracy near chance).
 - `yes`: persona, but "Yes." to every yes/no question (an always-yes judge).
 - `keyword`: persona, but a yes/no question is answered "Yes." when an earlier message contains
-  an acceptance word (`KEYWORDS`, anywhere, small talk included), else "No.": a judge that reads the transcript naively and so
-  is fooled by claims and by utterances that tell it to answer yes.
+  an acceptance word (`KEYWORDS`, anywhere, small talk included), else "No.": a judge that
+  reads the transcript naively and so is fooled by claims and by utterances that tell it to
+  answer yes.
 
 The same rules back the `standin/` Inspect model provider and the local HTTP stub server.
 """

@@ -52,6 +52,7 @@ from ..protocol import Mode, Protocol
 from ..scorers.answers import official_yes, robust_yes
 from ..scorers.judge_panel import judge_panel
 from ..solvers.conversation import Turn, prompt
+from ..version import eval_version
 from .common import make_protocol
 
 UNREADABLE = "unreadable_"
@@ -226,6 +227,10 @@ def judge_check(
         dataset=MemoryDataset([to_sample(item, settings) for item in items], name=name),
         solver=ask_judges(settings),
         scorer=judge_verdicts(),
-        version=1,
-        metadata={"protocol": settings.model_dump(), "dataset": dataset},
+        version=eval_version().comparability_version,
+        metadata={
+            "protocol": settings.model_dump(),
+            "dataset": dataset,
+            **eval_version().to_metadata(),
+        },
     )
