@@ -1,0 +1,58 @@
+"""Trivial baselines of a scene, computed with the scorers' own aggregation rules.
+
+- Always-yes / always-no reading: the goal scores the scene would get if every answer (self,
+  other and every judge) were "Yes" / "No" (`scorers.goal.score_goals` on those answers). A model
+  whose score cannot be told apart from them says nothing the trivial reading would not.
+- MCQ chance: 1 / number of options of each question, averaged per character and then over
+  characters as `scorers.mcq.score_mcq` averages accuracy (the official gate included).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import cast
+
+from inspect_ai.model import Model
+
+from ..dataset.schema import Scenario
+from ..protocol import Protocol
+from ..scorers.goal import GoalScores, goal_questions, score_goals
+from ..scorers.judge_panel import Judge
+
+READINGS = {"always_yes": "Yes", "always_no": "No"}
+
+
+def _panel(keys: Sequence[str]) -> list[Judge]:
+    # Scoring only needs the judges' keys: no model is called.
+    return [Judge(key, cast(Model, None)) for key in keys]
+
+
+def trivial_goal_scores(
+    scene: Scenario, judge_keys: Sequence[str], protocol: Protocol, answer: str
+) -> GoalScores:
+    """The scene's goal scores if every goal question were answered `answer`."""
+    judges = _panel(judge_keys)
+    questions = goal_questions(scene, judges)
+    scores, _ = score_goals(scene, dict.fromkeys(questions, answer), judges, protocol)
+    return scores
+
+
+def _mean(values: Sequence[float]) -> float:
+    return math.fsum(values) / len(values) if values else math.nan
+
+
+def mcq_chance(scene: Scenario, protocol: Protocol) -> float:
+    """Expected MCQ accuracy of uniform guessing, aggregated as the MCQ scorer aggregates."""
+    per_character = {
+        character.name: _mean(
+            [1 / len(q.options) if q.options else math.nan for q in character.info_reason_questions]
+        )
+        for character in scene.characters
+    }
+    if protocol.official:
+        first = scene.characters[0]
+        if not first.info_reason_questions:
+            return math.nan
+        return _mean(list(per_character.values()))
+    return _mean([value for value in per_character.values() if not math.isnan(value)])
