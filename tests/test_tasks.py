@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import json
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +14,12 @@ from inspect_ai import Task, eval
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 import agentsense
-from agentsense.dataset.samples import load_scenarios, scene_dataset
-from agentsense.tasks.blind import BlindAnswers, blind_interview
+from agentsense.dataset.samples import demo_path, load_scenarios, scene_dataset
+from agentsense.dataset.validation import DatasetError
+from agentsense.errors import PrerequisiteError
+from agentsense.protocol import Protocol
+from agentsense.tasks.blind import BLIND_EXCLUDES, BlindAnswers, blind_interview
+from agentsense.tasks.common import TaskArguments, cli_names
 from agentsense.tasks.labelling import SceneLabels, label_agreement, label_scene
 from agentsense.version import EvalVersion, eval_version
 
@@ -99,3 +105,117 @@ def test_label_scene_refuses_to_label_with_the_evaluated_model(log_dir: Path) ->
     assert log.status == "error" and log.error is not None
     assert "labeller" in log.error.message
     assert not log.stats.model_usage  # no model call was made
+
+
+# --- task arguments: declared once, in TaskArguments ---------------------------------------------
+
+# Task-specific arguments and the protocol arguments a task leaves out (with the reason).
+OWN_ARGUMENTS = {"pairwise": {"sender", "receiver"}, "blind": {"epochs"}, "labelling": set()}
+LEFT_OUT = {"blind": set(BLIND_EXCLUDES)}
+OTHER_DEFAULTS = {"pairwise": {"dataset": "official_roles"}}
+SIMULATION_TASKS = ["goal", "info", "full", "pairwise", "blind"]
+
+
+def declared_arguments() -> dict[str, tuple[Any, Any]]:
+    """`-T` name -> (type, default), from TaskArguments."""
+    hints = typing.get_type_hints(TaskArguments)
+    return {
+        cli: (hints[field], TaskArguments.model_fields[field].default)
+        for cli, field in cli_names(TaskArguments).items()
+    }
+
+
+@pytest.mark.parametrize("name", SIMULATION_TASKS)
+def test_every_simulation_task_takes_the_task_arguments(name: str) -> None:
+    task_function = getattr(agentsense, name)
+    parameters = inspect.signature(task_function).parameters
+    hints = typing.get_type_hints(task_function)
+    expected = {
+        cli: (kind, OTHER_DEFAULTS.get(name, {}).get(cli, default))
+        for cli, (kind, default) in declared_arguments().items()
+        if cli not in LEFT_OUT.get(name, set())
+    }
+    found = {
+        param: (hints[param], parameters[param].default)
+        for param in parameters
+        if param not in OWN_ARGUMENTS.get(name, set())
+    }
+    assert found == expected
+
+
+def test_the_protocol_of_a_task_is_its_arguments() -> None:
+    built = agentsense.full(dataset="demo", protocol="corrected", seed=7, option_mark="lower")
+    assert built.metadata is not None and built.metadata["seed"] == 7
+    assert (
+        built.metadata["protocol"] == Protocol(mode="corrected", option_mark="lower").model_dump()
+    )
+
+
+BAD_ARGUMENTS = [
+    ("seed", "abc", "-T seed: found 'abc'; expected a valid integer"),
+    ("protocol", "foo", "-T protocol: found 'foo'; expected 'official' or 'corrected'"),
+    ("max_messages", 1, "-T max_messages: found 1; expected greater than or equal to 2"),
+    ("option_mark", "roman", "-T option_mark: found 'roman'; expected 'upper', 'lower'"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "argument", "value", "message"),
+    [
+        (name, *bad)
+        for name in SIMULATION_TASKS
+        for bad in BAD_ARGUMENTS
+        if bad[0] not in LEFT_OUT.get(name, set())
+    ],
+)
+def test_a_bad_argument_is_named_before_any_model_call(
+    name: str, argument: str, value: Any, message: str
+) -> None:
+    with pytest.raises(PrerequisiteError) as raised:
+        getattr(agentsense, name)(dataset="demo", **{argument: value})
+    assert message in str(raised.value.message)
+
+
+def test_inspect_eval_stops_at_a_bad_argument(log_dir: Path) -> None:
+    with pytest.raises(PrerequisiteError, match="-T seed: found 'abc'"):
+        eval(
+            "agentsense/goal",
+            task_args={"dataset": "demo", "seed": "abc"},
+            model="standin/persona/agent",
+            log_dir=str(log_dir),
+            display="none",
+        )
+    assert not list(log_dir.iterdir())  # no log: nothing ran
+
+
+def scenes_file(tmp_path: Path, options: int) -> Path:
+    """The demo scenes with MCQs, the first MCQ given `options` options."""
+    records = [
+        json.loads(line)
+        for line in demo_path().read_text(encoding="utf-8").splitlines()
+        if '"info_reason_questions": [{' in line
+    ]
+    item = records[0]["characters"][0]["info_reason_questions"][0]
+    item["options"] = [f"option {i}" for i in range(options)]
+    path = tmp_path / "scenes.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("mark", ["number", "all"])
+def test_more_options_than_labels_is_refused_before_any_model_call(
+    tmp_path: Path, mark: str
+) -> None:
+    path = scenes_file(tmp_path, options=10)
+    with pytest.raises(DatasetError) as raised:
+        agentsense.info(dataset=str(path), option_mark=mark)
+    (problem,) = raised.value.problems
+    assert problem.field == "characters[0].info_reason_questions[0].options"
+    assert problem.found == "10 options"
+    assert problem.expected == f"at most 9, the labels of option_mark={mark!r}"
+    assert "sample_idx=" in str(raised.value.message)
+
+
+def test_ten_options_are_fine_with_letters(tmp_path: Path) -> None:
+    path = scenes_file(tmp_path, options=10)
+    assert len(agentsense.info(dataset=str(path), option_mark="upper").dataset) > 0

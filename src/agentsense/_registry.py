@@ -4,6 +4,7 @@
 from .metrics import psi, template_mean
 from .models.smollm import smollm
 from .models.standin import standin
+from .request_format import RequestFormatCheck
 from .scorers import goal_and_mcq, goal_completion, mcq_accuracy
 from .solvers import simulation
 from .tasks import blind, full, goal, info, judge_check, labelling, pairwise

@@ -18,18 +18,39 @@ OptionMark = Literal["upper", "lower", "number", "all"]
 
 
 class Protocol(BaseModel):
-    """Every knob of the benchmark; all of them are task arguments and recorded in the log."""
+    """Every knob of the benchmark; all of them are task arguments and recorded in the log.
 
-    model_config = ConfigDict(frozen=True)
+    The descriptions are those of the README's Parameters section (generated from them).
+    """
 
-    mode: Mode = "official"
-    max_messages: int = Field(
-        default=15, ge=2, description="messages in all, the greeting included"
+    # `mode` is the task argument `protocol` (`-T protocol=corrected`); logs record it as `mode`.
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
+
+    mode: Mode = Field(
+        default="official",
+        alias="protocol",
+        description="`official` reproduces the official code and its quirks; `corrected` fixes "
+        "them (README, 'Official and corrected protocol')",
     )
-    agent_temperature: float = Field(default=1.0, ge=0.0)
-    judge_temperature: float = Field(default=0.0, ge=0.0)
-    max_tokens: int = Field(default=128, ge=1)
-    option_mark: OptionMark = "upper"
+    max_messages: int = Field(
+        default=15,
+        ge=2,
+        description="messages per conversation, the scripted greeting included (14 model turns)",
+    )
+    agent_temperature: float = Field(
+        default=1.0, ge=0.0, description="characters' sampling temperature"
+    )
+    judge_temperature: float = Field(
+        default=0.0,
+        ge=0.0,
+        description="judges' temperature (and characters' interview temperature in corrected mode)",
+    )
+    max_tokens: int = Field(default=128, ge=1, description="per model call, for everyone")
+    option_mark: OptionMark = Field(
+        default="upper",
+        description="MCQ labels: `upper` (A), `lower` (a), `number` (1), `all` (one of them "
+        "drawn per question)",
+    )
 
     @property
     def n_turns(self) -> int:

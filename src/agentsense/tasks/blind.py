@@ -20,8 +20,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import Store, StoreModel, span, store_as
 from pydantic import Field
 
-from ..dataset.samples import load_scenarios, scenario_of, scene_dataset
-from ..errors import PrerequisiteError
+from ..dataset.samples import scenario_of
 from ..metrics import clustered_uncertainty, template_mean
 from ..protocol import Mode, OptionMark, Protocol
 from ..scorers.interview import Interviewer, Question
@@ -29,10 +28,11 @@ from ..scorers.mcq import mcq_questions, score_mcq
 from ..scorers.scoring import mcq_explanation
 from ..solvers.conversation import Conversation
 from ..solvers.speakers import scene_rng
-from ..version import eval_version
-from .common import make_protocol
+from .common import TaskArguments, agentsense_task, task_scenes
 
 BLIND_KEY = "blind_mcq_accuracy"
+# No conversation: the message budget does not apply.
+BLIND_EXCLUDES = ("max_messages",)
 
 
 class BlindAnswers(StoreModel):
@@ -99,36 +99,25 @@ def blind_mcq() -> Scorer:
 @task
 def blind(
     dataset: str = "official",
-    epochs: int = 3,
     protocol: Mode = "official",
     seed: int = 0,
     agent_temperature: float = 1.0,
     judge_temperature: float = 0.0,
     max_tokens: int = 128,
     option_mark: OptionMark = "upper",
+    epochs: int = 3,
 ) -> Task:
-    """Blind test: MCQs answered before any interaction, on the scenes that have MCQs."""
-    settings = make_protocol(
-        mode=protocol,
-        agent_temperature=agent_temperature,
-        judge_temperature=judge_temperature,
-        max_tokens=max_tokens,
-        option_mark=option_mark,
-    )
-    scenes = [scene for scene in load_scenarios(dataset) if scene.has_mcq]
-    if not scenes:
-        raise PrerequisiteError(f"No scene of dataset {dataset!r} has MCQs: nothing to blind-test.")
-    name = f"agentsense-{dataset}" if "/" not in dataset else dataset
-    return Task(
-        dataset=scene_dataset(scenes, name=name),
-        solver=blind_interview(protocol=settings, seed=seed),
+    """Blind test: MCQs answered before any interaction, on the scenes that have MCQs.
+
+    Args:
+        epochs: times each question is asked (the paper: 3).
+    """
+    arguments = TaskArguments.parse(locals(), exclude=BLIND_EXCLUDES)
+    scenes = task_scenes(arguments, "blind", keep=lambda scene: scene.has_mcq)
+    return agentsense_task(
+        arguments,
+        solver=blind_interview(protocol=arguments.settings, seed=seed),
         scorer=blind_mcq(),
+        scenes=scenes,
         epochs=epochs,
-        version=eval_version().comparability_version,
-        metadata={
-            "protocol": settings.model_dump(),
-            "dataset": dataset,
-            "seed": seed,
-            **eval_version().to_metadata(),
-        },
     )

@@ -1,17 +1,27 @@
-"""What every AgentSense task shares: protocol arguments, the dataset, the simulation."""
+"""What every AgentSense task shares: its arguments, the scenes, the `Task` around the solver.
+
+Task arguments are declared once, in `TaskArguments` (the `Protocol` settings plus `dataset` and
+`seed`). Inspect reads `-T` arguments from a task's signature, so each task still lists them
+(`tests/test_tasks.py` checks every signature against `TaskArguments`: names, types, defaults),
+then hands them over with `TaskArguments.parse(locals())`, which validates every argument before
+any model call. See docs/adding-a-task.md.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from inspect_ai import Task
 from inspect_ai.scorer import Scorer
-from pydantic import ValidationError
+from inspect_ai.solver import Solver
+from pydantic import ConfigDict, Field, ValidationError
 
 from ..dataset.samples import RoleBinding, load_scenarios, no_roles, scene_dataset
 from ..dataset.schema import Scenario
 from ..dataset.validation import DatasetError, Problem
 from ..errors import PrerequisiteError
+from ..prompts import OPTION_MARKS
 from ..protocol import Protocol
 from ..solvers.simulation import simulation
 from ..version import eval_version
@@ -19,23 +29,54 @@ from ..version import eval_version
 SceneFilter = Callable[[Scenario], bool]
 
 
-def make_protocol(**settings: object) -> Protocol:
-    """Validate the protocol task arguments, with a message that names the bad argument."""
-    try:
-        return Protocol.model_validate(settings)
-    except ValidationError as error:
-        lines = [
-            f"  -T {'.'.join(map(str, e['loc']))}={e.get('input')!r}: {e['msg']}"
-            for e in error.errors()
-        ]
-        raise PrerequisiteError(
-            "Invalid AgentSense task argument(s):\n" + "\n".join(lines)
-        ) from None
+class TaskArguments(Protocol):
+    """The task arguments of every simulation task (`-T name=value`), all recorded in the log."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    dataset: str = Field(
+        default="official",
+        description="`official`, `official_roles`, `demo`, or the path of a JSONL file",
+    )
+    seed: int = Field(
+        default=0,
+        description="seeds the starting speaker and the turn order per scene and epoch: the same "
+        "seed gives every model the same turn orders",
+    )
+
+    @classmethod
+    def parse(cls, values: Mapping[str, Any], exclude: tuple[str, ...] = ()) -> TaskArguments:
+        """Validate a task's arguments (its `locals()`); bad ones fail here, naming `-T name`."""
+        names = set(cli_names(cls)) - set(exclude)
+        try:
+            return cls.model_validate({k: v for k, v in values.items() if k in names})
+        except ValidationError as error:
+            raise PrerequisiteError(argument_errors(error)) from None
+
+    @property
+    def settings(self) -> Protocol:
+        """The protocol settings alone, as the solver, scorers and the log use them."""
+        return Protocol.model_validate(self.model_dump(include=set(Protocol.model_fields)))
 
 
-def check_replay(scenes: list[Scenario], protocol: Protocol, source: str) -> None:
+def cli_names(model: type[Protocol]) -> dict[str, str]:
+    """`-T` name -> field name (`protocol` -> `mode`), in declaration order."""
+    return {field.alias or name: name for name, field in model.model_fields.items()}
+
+
+def argument_errors(error: ValidationError) -> str:
+    """One line per bad argument: its name, what was found and what is expected."""
+    lines = []
+    for problem in error.errors():
+        name = ".".join(map(str, problem["loc"]))
+        expected = problem["msg"].removeprefix("Input should be ")
+        lines.append(f"  -T {name}: found {problem.get('input')!r}; expected {expected}")
+    return "Invalid AgentSense task argument(s):\n" + "\n".join(lines)
+
+
+def check_replay(scenes: list[Scenario], protocol: Protocol, source: str) -> list[Problem]:
     """A recorded speaker order must have exactly one speaker per model turn."""
-    problems = [
+    return [
         Problem(
             source,
             None,
@@ -47,39 +88,72 @@ def check_replay(scenes: list[Scenario], protocol: Protocol, source: str) -> Non
         for scene in scenes
         if scene.speaker_order is not None and len(scene.speaker_order) != protocol.n_turns
     ]
+
+
+def check_option_marks(scenes: list[Scenario], protocol: Protocol, source: str) -> list[Problem]:
+    """Every MCQ option needs a label under the option mark (`number` has nine, 1-9)."""
+    marks = list(OPTION_MARKS) if protocol.option_mark == "all" else [protocol.option_mark]
+    labels = min(len(OPTION_MARKS[mark]) for mark in marks)
+    return [
+        Problem(
+            source,
+            None,
+            scene.sample_idx,
+            f"characters[{c}].info_reason_questions[{q}].options",
+            f"{len(item.options)} options",
+            f"at most {labels}, the labels of option_mark={protocol.option_mark!r}",
+        )
+        for scene in scenes
+        for c, character in enumerate(scene.characters)
+        for q, item in enumerate(character.info_reason_questions)
+        if item.options is not None and len(item.options) > labels
+    ]
+
+
+def task_scenes(
+    arguments: TaskArguments, name: str, keep: SceneFilter | None = None
+) -> list[Scenario]:
+    """The task's scenes, checked against the protocol before any model is called."""
+    scenes = load_scenarios(arguments.dataset)
+    if keep is not None:
+        scenes = [scene for scene in scenes if keep(scene)]
+    protocol = arguments.settings
+    problems = check_replay(scenes, protocol, arguments.dataset)
+    problems += check_option_marks(scenes, protocol, arguments.dataset)
     if problems:
-        raise DatasetError(source, problems)
+        raise DatasetError(arguments.dataset, problems)
+    if not scenes:
+        raise PrerequisiteError(
+            f"No scene of dataset {arguments.dataset!r} fits the task {name!r}."
+        )
+    return scenes
+
+
+def dataset_name(dataset: str) -> str:
+    return f"agentsense-{dataset}" if "/" not in dataset else dataset
+
+
+def task_metadata(dataset: str, protocol: dict[str, Any], seed: int | None) -> dict[str, Any]:
+    """What every task records: its dataset, protocol settings, seed and the eval version."""
+    return {"protocol": protocol, "dataset": dataset, "seed": seed, **eval_version().to_metadata()}
 
 
 def agentsense_task(
+    arguments: TaskArguments,
     *,
-    name: str,
     scorer: Scorer,
-    dataset: str,
-    protocol: Protocol,
-    seed: int,
-    keep: SceneFilter | None = None,
+    scenes: list[Scenario],
+    solver: Solver | None = None,
     bind: RoleBinding = no_roles,
     epochs: int | None = None,
 ) -> Task:
-    scenes = load_scenarios(dataset)
-    check_replay(scenes, protocol, dataset)
-    if keep is not None:
-        scenes = [scene for scene in scenes if keep(scene)]
-    if not scenes:
-        raise PrerequisiteError(f"No scene of dataset {dataset!r} fits the task {name!r}.")
+    """A task on `scenes`: the simulation (unless another solver is given) and `scorer`."""
+    protocol = arguments.settings
     return Task(
-        dataset=scene_dataset(
-            scenes, name=f"agentsense-{dataset}" if "/" not in dataset else dataset, bind=bind
-        ),
-        solver=simulation(protocol=protocol, seed=seed),
+        dataset=scene_dataset(scenes, name=dataset_name(arguments.dataset), bind=bind),
+        solver=solver or simulation(protocol=protocol, seed=arguments.seed),
         scorer=scorer,
         epochs=epochs,
         version=eval_version().comparability_version,
-        metadata={
-            "protocol": protocol.model_dump(),
-            "dataset": dataset,
-            "seed": seed,
-            **eval_version().to_metadata(),
-        },
+        metadata=task_metadata(arguments.dataset, protocol.model_dump(), arguments.seed),
     )

@@ -3,6 +3,8 @@
 - `agentsense/goal`: all scenes, goal completion (self, other, judges, PSI);
 - `agentsense/info`: scenes with MCQs, private-information reasoning accuracy (and its PSI);
 - `agentsense/full`: both evaluations on one conversation, as in the paper.
+
+The arguments are `TaskArguments` (tasks/common.py), the same for every simulation task.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from inspect_ai import Task, task
 
 from ..protocol import Mode, OptionMark
 from ..scorers.scoring import goal_and_mcq, goal_completion, mcq_accuracy
-from .common import agentsense_task, make_protocol
+from .common import TaskArguments, agentsense_task, task_scenes
 
 
 @task
@@ -23,18 +25,12 @@ def goal(
     agent_temperature: float = 1.0,
     judge_temperature: float = 0.0,
     max_tokens: int = 128,
+    option_mark: OptionMark = "upper",
 ) -> Task:
     """Goal completion on every scene."""
-    settings = make_protocol(
-        mode=protocol,
-        max_messages=max_messages,
-        agent_temperature=agent_temperature,
-        judge_temperature=judge_temperature,
-        max_tokens=max_tokens,
-    )
-    return agentsense_task(
-        name="goal", scorer=goal_completion(), dataset=dataset, protocol=settings, seed=seed
-    )
+    arguments = TaskArguments.parse(locals())
+    scenes = task_scenes(arguments, "goal")
+    return agentsense_task(arguments, scorer=goal_completion(), scenes=scenes)
 
 
 @task
@@ -49,22 +45,9 @@ def info(
     option_mark: OptionMark = "upper",
 ) -> Task:
     """Private-information MCQ accuracy on the scenes that have MCQs."""
-    settings = make_protocol(
-        mode=protocol,
-        max_messages=max_messages,
-        agent_temperature=agent_temperature,
-        judge_temperature=judge_temperature,
-        max_tokens=max_tokens,
-        option_mark=option_mark,
-    )
-    return agentsense_task(
-        name="info",
-        scorer=mcq_accuracy(),
-        dataset=dataset,
-        protocol=settings,
-        seed=seed,
-        keep=lambda scene: scene.has_mcq,
-    )
+    arguments = TaskArguments.parse(locals())
+    scenes = task_scenes(arguments, "info", keep=lambda scene: scene.has_mcq)
+    return agentsense_task(arguments, scorer=mcq_accuracy(), scenes=scenes)
 
 
 @task
@@ -79,14 +62,6 @@ def full(
     option_mark: OptionMark = "upper",
 ) -> Task:
     """Goal completion and MCQ accuracy on one conversation per scene."""
-    settings = make_protocol(
-        mode=protocol,
-        max_messages=max_messages,
-        agent_temperature=agent_temperature,
-        judge_temperature=judge_temperature,
-        max_tokens=max_tokens,
-        option_mark=option_mark,
-    )
-    return agentsense_task(
-        name="full", scorer=goal_and_mcq(), dataset=dataset, protocol=settings, seed=seed
-    )
+    arguments = TaskArguments.parse(locals())
+    scenes = task_scenes(arguments, "full")
+    return agentsense_task(arguments, scorer=goal_and_mcq(), scenes=scenes)

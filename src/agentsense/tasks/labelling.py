@@ -38,6 +38,7 @@ from ..prompts import (
 from ..report.errors import ReportError
 from ..report.labels import Labels
 from ..version import eval_version
+from .common import dataset_name, task_metadata
 
 LABELLER_ROLE = "labeller"
 ROLES = ("sender", "receiver")
@@ -205,15 +206,18 @@ def label_agreement() -> Scorer:
 
 @task
 def labelling(dataset: str = "official", max_tokens: int = 512) -> Task:
-    """Label goal categories, scenario types and sender/receiver roles with a model."""
-    scenes = load_scenarios(dataset)
-    name = f"agentsense-{dataset}" if "/" not in dataset else dataset
+    """Label goal categories, scenario types and sender/receiver roles with a model.
+
+    Args:
+        dataset: `official`, `official_roles`, `demo`, or the path of a JSONL file.
+        max_tokens: per labelling call (the replies are JSON objects).
+    """
     return Task(
-        dataset=scene_dataset(scenes, name=name),
+        dataset=scene_dataset(load_scenarios(dataset), name=dataset_name(dataset)),
         solver=label_scene(max_tokens),
         scorer=label_agreement(),
         version=eval_version().comparability_version,
-        metadata={"dataset": dataset, "protocol": {}, **eval_version().to_metadata()},
+        metadata=task_metadata(dataset, protocol={}, seed=None),
     )
 
 

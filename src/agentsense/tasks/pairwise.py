@@ -18,7 +18,7 @@ from inspect_ai import Task, task, task_with
 from ..dataset.schema import Scenario
 from ..protocol import Mode, OptionMark
 from ..scorers.scoring import goal_and_mcq
-from .common import agentsense_task, make_protocol
+from .common import TaskArguments, agentsense_task, task_scenes
 
 SENDER_ROLE = "sender"
 RECEIVER_ROLE = "receiver"
@@ -58,23 +58,9 @@ def pairwise(
             evaluated model).
         receiver: model for the role `receiver` (same fallbacks).
     """
-    settings = make_protocol(
-        mode=protocol,
-        max_messages=max_messages,
-        agent_temperature=agent_temperature,
-        judge_temperature=judge_temperature,
-        max_tokens=max_tokens,
-        option_mark=option_mark,
-    )
-    built = agentsense_task(
-        name="pairwise",
-        scorer=goal_and_mcq(),
-        dataset=dataset,
-        protocol=settings,
-        seed=seed,
-        keep=has_both_roles,
-        bind=role_binding,
-    )
+    arguments = TaskArguments.parse(locals())
+    scenes = task_scenes(arguments, "pairwise", keep=has_both_roles)
+    built = agentsense_task(arguments, scorer=goal_and_mcq(), scenes=scenes, bind=role_binding)
     roles = {
         role: model for role, model in ((SENDER_ROLE, sender), (RECEIVER_ROLE, receiver)) if model
     }

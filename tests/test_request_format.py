@@ -1,0 +1,92 @@
+"""Official mode warns when a provider merges consecutive same-role messages (request format)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.event import InfoEvent
+from inspect_ai.log import resolve_sample_attachments
+from inspect_ai.model import get_model
+
+from agentsense.request_format import MERGING_PROVIDERS, merging_models
+from agentsense.stub.server import StubServer
+
+LOCAL = "http://127.0.0.1:9/v1"  # never contacted: building a model makes no request
+
+
+@pytest.mark.parametrize(
+    ("model", "merges"),
+    [
+        ("vllm/m", True),
+        ("sglang/m", True),
+        ("openai-api/vllm/m", False),
+        ("standin/persona/a", False),
+    ],
+)
+def test_the_merging_providers_are_those_that_collapse_user_messages(
+    model: str, merges: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VLLM_API_KEY", "local")
+    built = get_model(model, base_url=LOCAL, memoize=False)
+    assert built.api.collapse_user_messages() is merges
+    assert (model.split("/")[0] in MERGING_PROVIDERS) is merges
+
+
+def test_every_merging_model_of_a_run_is_named() -> None:
+    roles = {"judge": ["openai-api/vllm/j1", "sglang/j2"], "sender": "hf/local"}
+    assert merging_models("vllm/agent", roles) == [
+        ("--model", "vllm/agent"),
+        ("role judge", "sglang/j2"),
+        ("role sender", "hf/local"),
+    ]
+    assert merging_models("openai-api/vllm/agent", {"judge": "openai-api/vllm/j"}) == []
+
+
+def run_goal(stub: StubServer, log_dir: Path, model: str, protocol: str) -> list[str]:
+    """The info messages of the run's samples that speak of merging."""
+    (log,) = eval(
+        "agentsense/goal",
+        task_args={"dataset": "demo", "max_messages": 3, "protocol": protocol},
+        sample_id=[101, 102],
+        model=model,
+        model_base_url=stub.base_url,
+        log_dir=str(log_dir),
+        display="none",
+    )
+    assert log.status == "success" and log.samples
+    return [
+        str(event.data)
+        for sample in map(resolve_sample_attachments, log.samples)
+        for event in sample.events
+        if isinstance(event, InfoEvent) and "merge(s)" in str(event.data)
+    ]
+
+
+def test_official_mode_on_vllm_warns_once_with_the_parity_path(
+    stub: StubServer, log_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="agentsense.request_format"):
+        infos = run_goal(stub, log_dir, f"vllm/rf-{stub.port}", "official")
+    warnings = [r.getMessage() for r in caplog.records if "merge(s)" in r.getMessage()]
+    assert len(warnings) == 1
+    assert f"vllm/rf-{stub.port} (--model)" in warnings[0]
+    assert "--model openai-api/vllm/<model>" in warnings[0] and "VLLM_BASE_URL" in warnings[0]
+    assert infos == warnings * 2  # and in each sample's transcript
+
+
+@pytest.mark.parametrize("protocol", ["official", "corrected"])
+def test_no_warning_without_merging_or_outside_official_mode(
+    stub: StubServer,
+    log_dir: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    protocol: str,
+) -> None:
+    monkeypatch.setenv("VLLM_API_KEY", "local")
+    model = "openai-api/vllm/agent" if protocol == "official" else f"vllm/rc-{stub.port}"
+    with caplog.at_level(logging.WARNING, logger="agentsense.request_format"):
+        assert run_goal(stub, log_dir, model, protocol) == []
+    assert not [r for r in caplog.records if "merge(s)" in r.getMessage()]
