@@ -1,0 +1,28 @@
+"""The README's generated Parameters section matches the task signatures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentsense.tasks.parameters import BEGIN, END, replace_section, section
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_the_parameters_section_is_generated_from_the_signatures() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert text.count(BEGIN) == 1 and text.count(END) == 1
+    assert replace_section(text) == text, (
+        "README.md is out of date: run python -m agentsense.tasks.parameters README.md"
+    )
+
+
+def test_the_section_lists_every_argument_of_every_task() -> None:
+    import inspect
+
+    import agentsense
+
+    generated = section()
+    for name in agentsense.__all__:
+        for argument in inspect.signature(getattr(agentsense, name)).parameters:
+            assert f"`{argument}`" in generated, (name, argument)
