@@ -1,7 +1,7 @@
 """Helpers for the parity tests: fixtures, one eval per mode, requests and scores read from logs.
 
 Nothing here imports the project's scoring code: expectations are built from the fixtures (what
-the official code sent and computed) or from the rules of `sense-protocol.md`, written out below.
+the official code sent and computed) or from the rules of `docs/protocol.md`, written out below.
 """
 
 from __future__ import annotations
@@ -242,7 +242,7 @@ class SceneValues:
 
 
 def official_template_results(scenes: Sequence[SceneValues]) -> dict[str, Any]:
-    """`calculate_tmpl_res` (sense-protocol.md §5), rounded to 4 decimals like the official code.
+    """`calculate_tmpl_res` (docs/protocol.md §5), rounded to 4 decimals like the official code.
 
     Goal keys: mean over all templates of the per-template mean and std (ddof=1, NaN for one
     scene). Info: per template over scenes with non-empty info metrics, mean if any and std if more
@@ -304,7 +304,7 @@ def scored_psi(values_by_template: Mapping[Any, Sequence[float]]) -> float:
 
 
 # --------------------------------------------------------------------------------------------
-# What a party sees (sense-protocol.md §2.4 and §3.1), written out independently of the project
+# What a party sees (docs/protocol.md §2.4 and §3.1), written out independently of the project
 # --------------------------------------------------------------------------------------------
 
 
@@ -387,7 +387,7 @@ def scripted() -> type[ModelAPI]:
 
 
 # --------------------------------------------------------------------------------------------
-# Prompts as sense-protocol.md §2.5, §2.6 and §4.1 give them (official prompt_template.json)
+# Prompts as docs/protocol.md §2.5, §2.6 and §4.1 give them (official prompt_template.json)
 # --------------------------------------------------------------------------------------------
 
 JUDGE_SYSTEM = (

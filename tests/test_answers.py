@@ -47,7 +47,7 @@ def test_official_yes_matches_the_table(row: dict[str, Any]) -> None:
     assert official_yes(row["answer"]) == row["score"]
 
 
-# sense-protocol.md §4.3, the verified result table (options, answer = 1, mark = upper).
+# docs/protocol.md §4.3, the verified result table (options, answer = 1, mark = upper).
 DOCTOR = ["He is a spy", "He is a doctor", "He lost his job", "He is moving away"]
 
 

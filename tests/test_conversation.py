@@ -1,4 +1,4 @@
-"""What a model is shown of the conversation (sense-protocol.md §2.4 and §3.1).
+"""What a model is shown of the conversation (docs/protocol.md §2.4 and §3.1).
 
 Every past utterance is prefixed `Name: ` (unless it already starts so), then cut at its first
 `\\n`; empty utterances stay empty and unprefixed. The viewer's own turns are `assistant`, every
@@ -126,7 +126,7 @@ def test_prompt_without_question_ends_with_the_last_turn() -> None:
 
 
 def test_first_turn_request_of_the_second_speaker() -> None:
-    # sense-protocol.md §2.4: CarolJones, first turn, start agent BobSmith.
+    # docs/protocol.md §2.4: CarolJones, first turn, start agent BobSmith.
     messages = prompt("You are CarolJones. ...", TURNS[:1], "CarolJones")
     assert [(m.role, m.text) for m in messages] == [
         ("system", "You are CarolJones. ..."),

@@ -5,7 +5,7 @@ and, in an interview, a question put to that character; a judge only the judge s
 the turns and the judge question. Checked on every model request of one in-process eval with the
 stand-in provider (official mode), and on every interview request built offline in corrected mode.
 
-Expected values are built here from the raw JSONL and the rules of sense-protocol.md (§2.4, §2.5,
+Expected values are built here from the raw JSONL and the rules of docs/protocol.md (§2.4, §2.5,
 §3.1, §4.1), independently of the package's own rendering helpers.
 """
 
@@ -59,7 +59,7 @@ def question_text(question: str | list[str]) -> str:
 
 
 def persona_prompt(record: dict[str, Any], character: dict[str, Any]) -> str:
-    """sense-protocol.md §2.5."""
+    """docs/protocol.md §2.5."""
     name = character["name"]
     return (
         f"You are {name}. {character['profile']}\n\n"
@@ -75,7 +75,7 @@ def persona_prompt(record: dict[str, Any], character: dict[str, Any]) -> str:
 
 
 def mcq_text(item: dict[str, Any]) -> str:
-    """sense-protocol.md §4.1, option_mark upper."""
+    """docs/protocol.md §4.1, option_mark upper."""
     text = "Please answer the question and only output your choice.\n" + str(item["question"])
     if item.get("options"):
         text += (
@@ -87,7 +87,7 @@ def mcq_text(item: dict[str, Any]) -> str:
 
 
 def seen(turn: Turn) -> str:
-    """sense-protocol.md §2.4: prefix `Name: ` unless present, cut at the first newline."""
+    """docs/protocol.md §2.4: prefix `Name: ` unless present, cut at the first newline."""
     if turn.text == "":
         return ""
     prefix = f"{turn.speaker}: "

@@ -1,4 +1,4 @@
-"""Aggregation on hand-computed cases: PSI and template means (sense-protocol.md §5), judge
+"""Aggregation on hand-computed cases: PSI and template means (docs/protocol.md §5), judge
 majority and goal scores (§3.4), and the MCQ gate (§4.4), in official and corrected modes."""
 
 from __future__ import annotations

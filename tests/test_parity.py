@@ -9,7 +9,7 @@ Three evals, each run once per module:
   character; two judge questions on one goal; two judges, so majority ties; characters without
   MCQs before and after ones with MCQs), answered by the `scripted/` test model, whose answers
   are written into the questions. The expected numbers are worked out by hand from the rules in
-  `sense-protocol.md` (official) or `docs/deviations.md` (corrected), not from running the code.
+  `docs/protocol.md` (official) or `docs/deviations.md` (corrected), not from running the code.
 """
 
 from __future__ import annotations
@@ -506,7 +506,7 @@ def _row(*values: float) -> dict[str, float]:
 
 NAN = math.nan
 
-# Official rules (sense-protocol.md §3.3-3.4, §4.3-4.4): yes iff "Yes" is a substring; per goal,
+# Official rules (docs/protocol.md §3.3-3.4, §4.3-4.4): yes iff "Yes" is a substring; per goal,
 # per-judge = the first judge question's votes, mean and statistics.mode over all votes
 # (question-major; a tie returns the first vote); means over goals, then over characters.
 OFFICIAL_CHARACTERS: dict[int, dict[str, dict[str, float]]] = {
@@ -620,7 +620,7 @@ def _request_key(sent: Sent) -> tuple[str, str, float | None, int | None, Messag
 def _expected_evaluations(
     record: Mapping[str, Any], conversation: Sequence[tuple[str, str]], corrected: bool
 ) -> Counter[tuple[str, str, float | None, int | None, Messages]]:
-    """Every evaluation request the rules call for (sense-protocol.md §3.1-3.2, §4.2; in
+    """Every evaluation request the rules call for (docs/protocol.md §3.1-3.2, §4.2; in
     corrected mode each character sees its own seat, judges a bystander's, all at temperature 0)."""
     start = conversation[0][0]
     characters = {c["name"]: c for c in record["characters"]}

@@ -1,4 +1,4 @@
-"""Prompt rendering, byte for byte against sense-protocol.md §2.5, §2.6 and §4.1."""
+"""Prompt rendering, byte for byte against docs/protocol.md §2.5, §2.6 and §4.1."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from agentsense.protocol import Protocol
 from agentsense.scorers.mcq import mcq_questions
 from agentsense.solvers.characters import system_prompt
 
-# sense-protocol.md §2.5, "A rendered example from the harness [verified]".
+# A rendered example, as the official code renders it (docs/protocol.md §2.5).
 ALICE_PROMPT = (
     "You are AliceGreene. PROFILE_OF_AliceGreene (age 30, teacher).\n"
     "\n"
@@ -38,7 +38,7 @@ ALICE_PROMPT = (
     "paragraph."
 )
 
-# sense-protocol.md §2.5, the template as a JSON string with `\n` newlines.
+# The official template (prompt_template.json) as a JSON string (docs/protocol.md §2.5).
 TEMPLATE_LINES = [
     "You are {name}. {profile}",
     "",
@@ -171,7 +171,7 @@ def test_profile_with_newline_is_kept() -> None:
 
 
 def test_judge_prompt_and_greeting() -> None:
-    # sense-protocol.md §2.6 (= paper Prompt 18) and §2.2.
+    # docs/protocol.md §2.6 (= paper Prompt 18) and §2.2.
     assert JUDGE_SYSTEM_PROMPT == (
         "You are skilled at evaluating whether a person has achieved his or her social goal "
         "during social interactions."
@@ -179,7 +179,7 @@ def test_judge_prompt_and_greeting() -> None:
     assert GREETING == "Hi, there!"
 
 
-# sense-protocol.md §4.1
+# docs/protocol.md §4.1
 OPTIONS = ["opt zero", "opt one", "opt two", "opt three"]
 QUESTION = "INFOQ for AliceGreene: What is BobSmith's secret?"
 

@@ -1,4 +1,4 @@
-"""The scenario record schema (sense-protocol.md §1.2) and every problem the validator reports.
+"""The scenario record schema (docs/protocol.md §1.2) and every problem the validator reports.
 
 Each invalid file must raise one `DatasetError` that lists every problem, each naming the file,
 the line, the record's `sample_idx`, the field path, what was found and what was expected.
@@ -168,7 +168,7 @@ def test_profile_object_renders_like_python_str_of_dict(tmp_path: Path) -> None:
     data = record()
     data["characters"][0]["profile"] = {"age": 30, "job": "teacher", "traits": ["calm", "kind"]}
     scene = read_scenarios(write_records(tmp_path, data))[0]
-    # str() of the dict, keys in JSON order (sense-protocol.md §1.2: safe_substitute calls str()).
+    # str() of the dict, keys in JSON order (docs/protocol.md §1.2: safe_substitute calls str()).
     expected = "{'age': 30, 'job': 'teacher', 'traits': ['calm', 'kind']}"
     assert scene.characters[0].profile == expected
     # Deterministic: the same record renders the same way again.

@@ -1,4 +1,4 @@
-"""Speaker selection (sense-protocol.md §2.2-2.3): a uniformly random start, then each turn a
+"""Speaker selection (docs/protocol.md §2.2-2.3): a uniformly random start, then each turn a
 uniformly random character other than the previous speaker; seeded per sample and epoch."""
 
 from __future__ import annotations

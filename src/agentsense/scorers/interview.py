@@ -1,6 +1,6 @@
 """Interviews after the conversation: questions to characters and judges, all asked concurrently.
 
-Who sees what (sense-protocol.md §3.1): an interviewee gets its own system prompt, the history,
+Who sees what (docs/protocol.md §3.1): an interviewee gets its own system prompt, the history,
 then the question. In official mode every interviewee and judge sees the history from the
 starting speaker's seat; in corrected mode a character sees it from its own seat and a judge as
 a bystander.

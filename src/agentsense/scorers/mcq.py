@@ -62,7 +62,7 @@ def score_mcq(
     per_character = {name: _mean(values) for name, values in results.items()}
     if protocol.official:
         first = scene.characters[0].name
-        # The official gate looks at the first character only (sense-protocol.md §4.4).
+        # The official gate looks at the first character only (docs/protocol.md §4.4).
         accuracy = _mean(list(per_character.values())) if results[first] else math.nan
     else:
         accuracy = _mean([value for value in per_character.values() if not math.isnan(value)])

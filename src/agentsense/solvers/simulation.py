@@ -1,6 +1,6 @@
 """The simulation: one agent per character, taking turns in random order after a scripted greeting.
 
-Reproduces the official AutoGen group chat (sense-protocol.md §2): the starting character says
+Reproduces the official AutoGen group chat (docs/protocol.md §2): the starting character says
 `Hi, there!`, then `max_messages - 1` model turns follow, each by a character other than the
 previous speaker. Each character sees its own persona prompt and the conversation from its seat.
 """
