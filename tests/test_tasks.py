@@ -219,3 +219,16 @@ def test_more_options_than_labels_is_refused_before_any_model_call(
 def test_ten_options_are_fine_with_letters(tmp_path: Path) -> None:
     path = scenes_file(tmp_path, options=10)
     assert len(agentsense.info(dataset=str(path), option_mark="upper").dataset) > 0
+
+
+def test_data_flows_one_way_no_task_or_scorer_imports_the_reports() -> None:
+    import ast
+
+    package = Path(agentsense.__file__).parent
+    offenders = []
+    for folder in ("tasks", "scorers", "solvers", "dataset"):
+        for path in (package / folder).glob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and "report" in (node.module or "").split("."):
+                    offenders.append(f"{folder}/{path.name}: from {node.module}")
+    assert offenders == []

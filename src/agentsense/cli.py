@@ -226,7 +226,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_labels(args: argparse.Namespace) -> int:
-    from .tasks.labelling import export_labels
+    from .report.label_export import export_labels
 
     count = export_labels(args.log, args.out, args.dataset_out)
     print(f"Wrote the labels of {count} scenes to {args.out}.")

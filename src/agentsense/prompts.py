@@ -10,6 +10,7 @@ because the code produced the published numbers.
 
 from __future__ import annotations
 
+import json
 from string import Template
 
 # Character system prompt (official `prompt_template`, `$`-placeholders filled with
@@ -139,3 +140,20 @@ GOAL_CATEGORY_PROMPT = (
     "following format of JSON, with one "
     'entry per goal number: {{"1": "<category>", "2": "<category>", ...}}'
 )
+
+
+def scenario_type_prompt(background: str, description: str) -> str:
+    types = "\n".join(f"- {name}: {text}" for name, text in SCENARIO_TYPES.items())
+    return SCENARIO_TYPE_PROMPT.format(types=types, background=background, description=description)
+
+
+def goal_category_prompt(background: str, goals: list[tuple[str, str]]) -> str:
+    """`goals`: (character, goal) pairs, numbered from 1 in the prompt."""
+    categories = "\n".join(f"- {name}: {text}" for name, text in GOAL_CATEGORIES.items())
+    numbered = "\n".join(f"{i}. {name}: {goal}" for i, (name, goal) in enumerate(goals, start=1))
+    return GOAL_CATEGORY_PROMPT.format(categories=categories, background=background, goals=numbered)
+
+
+def sender_receiver_prompt(goals: dict[str, list[str]]) -> str:
+    """`goals`: character -> its goals, as the JSON `{data}` of Prompt 19."""
+    return SENDER_RECEIVER_PROMPT.format(data=json.dumps(goals, ensure_ascii=False))

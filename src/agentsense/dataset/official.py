@@ -36,8 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-import platformdirs
-
+from ..cache import CACHE_DIR_ENV, cache_dir
 from ..errors import PrerequisiteError
 from .validation import DatasetError
 
@@ -45,7 +44,6 @@ REPOSITORY = "ljcleo/agent_sense"
 COMMIT = "2e12d8c50a5ea3326fe1356fde75b832883433a4"
 DEFAULT_BASE_URL = f"https://raw.githubusercontent.com/{REPOSITORY}/{COMMIT}"
 DATA_URL_ENV = "AGENTSENSE_DATA_URL"
-CACHE_DIR_ENV = "AGENTSENSE_CACHE_DIR"
 
 # Seconds per connect or read: generous for slow links, yet a dead server cannot hang a run.
 TIMEOUT = 60.0
@@ -123,14 +121,6 @@ def _file_blob_id(path: Path) -> str:
         while chunk := handle.read(CHUNK_SIZE):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-def cache_dir() -> Path:
-    """The folder verified files are cached in: `AGENTSENSE_CACHE_DIR` or the user cache folder."""
-    override = os.environ.get(CACHE_DIR_ENV)
-    if override:
-        return Path(override).expanduser()
-    return Path(platformdirs.user_cache_dir("agentsense", appauthor=False))
 
 
 def _source(name: str) -> OfficialSource:

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..dataset.official import cache_dir
+from ..cache import cache_dir
 from ..errors import PrerequisiteError
 
 MODEL_NAME = "SmolLM2-135M-Instruct"

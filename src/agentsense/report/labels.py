@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ReportError
 
-if TYPE_CHECKING:  # keep this module light: the labelling task imports it at Inspect start-up
+if TYPE_CHECKING:  # pandas only for type checking: reading a labels file needs none
     import pandas as pd
 
     from .loading import Runs

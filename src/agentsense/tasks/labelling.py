@@ -6,17 +6,17 @@ For each scene, the model bound to the role `labeller` (required; temperature 0)
 - the category of every goal, one of the 8 of App. B.3 (`GOAL_CATEGORY_PROMPT`);
 - sender or receiver for every character, with the paper's Prompt 19 (`SENDER_RECEIVER_PROMPT`).
 
-The scorer reports agreement with the labels the record already has (NaN where it has none), so
-a labeller can be checked on a labelled set first. `agentsense labels LOG --out labels.json`
-exports the labels for `agentsense report --labels`, and `--dataset-out` writes a labelled copy
-of the dataset (with `roles`, usable by `agentsense/pairwise`).
+The prompts are in `prompts.py`. The scorer reports agreement with the labels the record already
+has (NaN where it has none), so a labeller can be checked on a labelled set first.
+`agentsense labels LOG --out labels.json` (`report/label_export.py`) exports the labels for
+`agentsense report --labels`, and `--dataset-out` writes a labelled copy of the dataset (with
+`roles`, usable by `agentsense/pairwise`).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
@@ -30,13 +30,11 @@ from ..dataset.samples import load_scenarios, scenario_of, scene_dataset
 from ..dataset.schema import Scenario
 from ..prompts import (
     GOAL_CATEGORIES,
-    GOAL_CATEGORY_PROMPT,
-    SCENARIO_TYPE_PROMPT,
     SCENARIO_TYPES,
-    SENDER_RECEIVER_PROMPT,
+    goal_category_prompt,
+    scenario_type_prompt,
+    sender_receiver_prompt,
 )
-from ..report.errors import ReportError
-from ..report.labels import Labels
 from ..version import eval_version
 from .common import dataset_name, task_metadata
 
@@ -52,35 +50,8 @@ class SceneLabels(StoreModel):
     replies: dict[str, str] = Field(default_factory=dict)
 
 
-# --- prompts -----------------------------------------------------------------------------------
-
-
 def numbered_goals(scene: Scenario) -> list[tuple[str, str]]:
     return [(c.name, goal.goal) for c in scene.characters for goal in c.goals]
-
-
-def type_prompt(scene: Scenario) -> str:
-    types = "\n".join(f"- {name}: {text}" for name, text in SCENARIO_TYPES.items())
-    return SCENARIO_TYPE_PROMPT.format(
-        types=types, background=scene.background, description=scene.description
-    )
-
-
-def category_prompt(scene: Scenario) -> str:
-    categories = "\n".join(f"- {name}: {text}" for name, text in GOAL_CATEGORIES.items())
-    goals = "\n".join(
-        f"{i}. {name}: {goal}" for i, (name, goal) in enumerate(numbered_goals(scene), start=1)
-    )
-    return GOAL_CATEGORY_PROMPT.format(
-        categories=categories, background=scene.background, goals=goals
-    )
-
-
-def roles_prompt(scene: Scenario) -> str:
-    data = json.dumps(
-        {c.name: [goal.goal for goal in c.goals] for c in scene.characters}, ensure_ascii=False
-    )
-    return SENDER_RECEIVER_PROMPT.format(data=data)
 
 
 # --- parsing -----------------------------------------------------------------------------------
@@ -145,10 +116,11 @@ def label_scene(max_tokens: int = 512) -> Solver:
             return output.completion or ""
 
         labels = store_as(SceneLabels)
+        goals = {c.name: [goal.goal for goal in c.goals] for c in scene.characters}
         replies = {
-            "type": await ask(type_prompt(scene)),
-            "categories": await ask(category_prompt(scene)),
-            "roles": await ask(roles_prompt(scene)),
+            "type": await ask(scenario_type_prompt(scene.background, scene.description)),
+            "categories": await ask(goal_category_prompt(scene.background, numbered_goals(scene))),
+            "roles": await ask(sender_receiver_prompt(goals)),
         }
         labels.replies = replies
         labels.scenario_type = parse_type(replies["type"])
@@ -219,78 +191,3 @@ def labelling(dataset: str = "official", max_tokens: int = 512) -> Task:
         version=eval_version().comparability_version,
         metadata=task_metadata(dataset, protocol={}, seed=None),
     )
-
-
-# --- export ------------------------------------------------------------------------------------
-
-
-def _read_labelled(log: str) -> list[tuple[Scenario, dict[str, Any]]]:
-    from inspect_ai.analysis import (  # pandas: only when exporting
-        SampleColumn,
-        SampleScores,
-        samples_df,
-    )
-
-    path = Path(log)
-    if not path.is_file():
-        raise ReportError(f"{log}: no such log file.")
-    columns = [
-        SampleColumn("id", path="id", required=True, type=str),
-        SampleColumn("epoch", path="epoch"),
-        SampleColumn("scenario", path="metadata.scenario", full=True),
-        *SampleScores,
-    ]
-    try:
-        frame = samples_df(str(path), columns=columns, quiet=True)
-    except Exception as error:  # Inspect raises many types for unreadable files
-        raise ReportError(f"{log}: not a readable Inspect log ({error}).") from None
-    if "score_label_agreement_metadata" not in frame.columns:
-        raise ReportError(f"{log}: not an agentsense/labelling log (no label_agreement scores).")
-    scenes = []
-    for row in frame[frame["epoch"] == 1].to_dict("records"):
-        metadata = row["score_label_agreement_metadata"]
-        labels = (json.loads(metadata) if isinstance(metadata, str) else metadata or {}).get(
-            "labels"
-        )
-        if labels:
-            scenes.append((Scenario.model_validate(json.loads(row["scenario"])), labels))
-    return scenes
-
-
-def _labelled_record(scene: Scenario, labels: dict[str, Any]) -> dict[str, Any]:
-    record = scene.model_dump(mode="json", by_alias=True, exclude_none=True)
-    record["scenario_type"] = labels.get("scenario_type") or record.get("scenario_type")
-    roles = labels.get("roles") or {}
-    if all(roles.get(name) for name in scene.names):
-        record["roles"] = roles
-    for character in record["characters"]:
-        for goal in character["goals"]:
-            goal["category"] = (labels.get("categories") or {}).get(character["name"], {}).get(
-                goal["goal"]
-            ) or goal.get("category")
-    return record
-
-
-def export_labels(log: str, out: Path, dataset_out: Path | None = None) -> int:
-    """Write a labelling log's labels as JSON (and optionally a labelled JSONL); returns scenes."""
-    labelled = _read_labelled(log)
-    result = Labels()
-    for scene, labels in labelled:
-        key = str(scene.sample_idx)
-        if labels.get("scenario_type"):
-            result.scenario_types[key] = labels["scenario_type"]
-        result.goal_categories[key] = {
-            name: {g: c for g, c in goals.items() if c}
-            for name, goals in (labels.get("categories") or {}).items()
-        }
-        result.roles[key] = {
-            name: role for name, role in (labels.get("roles") or {}).items() if role
-        }
-    out.write_text(json.dumps(result.to_json(), indent=1, ensure_ascii=False), encoding="utf-8")
-    if dataset_out is not None:
-        lines = [
-            json.dumps(_labelled_record(scene, labels), ensure_ascii=False)
-            for scene, labels in labelled
-        ]
-        dataset_out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return len(labelled)
