@@ -20,15 +20,7 @@ from typing import Any
 import inspect_ai
 from inspect_ai.event import ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
-from inspect_ai.model import (
-    ChatMessage,
-    GenerateConfig,
-    ModelAPI,
-    ModelOutput,
-    ModelUsage,
-    modelapi,
-)
-from inspect_ai.tool import ToolChoice, ToolInfo
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
 
 # --------------------------------------------------------------------------------------------
 # Fixtures of the official code (sense-parity/)
@@ -90,7 +82,11 @@ def write_jsonl(records: Iterable[Mapping[str, Any]], path: Path) -> Path:
 
 
 def run_full(
-    dataset: Path, agent: str, judges: Sequence[str], log_dir: Path, protocol: str | None
+    dataset: Path,
+    agent: str | Model,
+    judges: Sequence[str | Model],
+    log_dir: Path,
+    protocol: str | None,
 ) -> EvalLog:
     """One `agentsense/full` eval (`protocol=None`: the task's default); log with attachments."""
     task_args = {"dataset": str(dataset)}
@@ -325,7 +321,7 @@ def view(turns: Sequence[tuple[str, str]], seat: str | None) -> Messages:
 
 
 # --------------------------------------------------------------------------------------------
-# `scripted/<name>`: a test model whose answers are written into the questions themselves
+# `mockllm/<name>` (scripted_model): answers written into the questions themselves
 # --------------------------------------------------------------------------------------------
 
 SCRIPT = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
@@ -354,36 +350,19 @@ def scripted_reply(model: str, messages: Sequence[tuple[str, str]]) -> str:
     return shapes[k % len(shapes)]
 
 
-class ScriptedAPI(ModelAPI):
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig | None = None,
-        **model_args: Any,
-    ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
+def scripted_model(name: str) -> Model:
+    """`mockllm/<name>`, answering with `scripted_reply(<name>, ...)` (with usage: no tokenizer)."""
+    model_name = name.removeprefix("mockllm/")
 
-    async def generate(
-        self,
-        input: list[ChatMessage],
-        tools: list[ToolInfo],
-        tool_choice: ToolChoice,
-        config: GenerateConfig,
+    def reply(
+        input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig
     ) -> ModelOutput:
-        reply = scripted_reply(self.model_name, messages_of(input))
-        output = ModelOutput.from_content(model=self.model_name, content=reply)
+        text = scripted_reply(model_name, messages_of(input))
+        output = ModelOutput.from_content(model=model_name, content=text)
         output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
         return output
 
-    def max_connections(self) -> int:
-        return 32
-
-
-@modelapi(name="scripted")
-def scripted() -> type[ModelAPI]:
-    return ScriptedAPI
+    return get_model(f"mockllm/{model_name}", custom_outputs=reply)
 
 
 # --------------------------------------------------------------------------------------------

@@ -5,25 +5,23 @@ from __future__ import annotations
 import json
 import socket
 import sys
-import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
+from agentsense.cache import cache_dir
 from agentsense.dataset import official
 from agentsense.dataset.official import (
     OFFICIAL_SOURCES,
     OfficialSource,
-    cache_dir,
     git_blob_id,
     official_path,
     official_url,
 )
 from agentsense.dataset.validation import DatasetError
+from file_server import FileServer, Reply, file_server
 
 # The real pins, captured before any fixture swaps an entry for the synthetic file.
 PINNED = dict(OFFICIAL_SOURCES)
@@ -35,67 +33,10 @@ GOOD = b"".join(
 GOOD_BLOB = git_blob_id(GOOD)
 
 
-@dataclass
-class Reply:
-    body: bytes = GOOD
-    status: int = 200
-    # "normal", "short" (Content-Length larger than the body) or "chunked_cut" (chunk cut short)
-    mode: str = "normal"
-
-
-@dataclass
-class FakeServer:
-    """Replies are served in order per path; the last one repeats. Every request is recorded."""
-
-    url: str = ""
-    replies: dict[str, list[Reply]] = field(default_factory=dict)
-    requests: list[str] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def serve(self, *replies: Reply, path: str = SERVED_PATH) -> None:
-        self.replies[path] = list(replies)
-
-    def next_reply(self, path: str) -> Reply | None:
-        with self.lock:
-            self.requests.append(path)
-            queue = self.replies.get(path)
-            if not queue:
-                return None
-            return queue.pop(0) if len(queue) > 1 else queue[0]
-
-
-class Handler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        fake: FakeServer = self.server.fake  # type: ignore[attr-defined]
-        reply = fake.next_reply(self.path)
-        self.close_connection = True
-        if reply is None:
-            self.send_error(404)
-        elif reply.mode == "chunked_cut":
-            self.wfile.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
-            self.wfile.write(b"%x\r\n" % (len(reply.body) + 50) + reply.body)
-        else:
-            self.send_response(reply.status)
-            extra = 100 if reply.mode == "short" else 0
-            self.send_header("Content-Length", str(len(reply.body) + extra))
-            self.end_headers()
-            self.wfile.write(reply.body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
-def server() -> Iterator[FakeServer]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    fake = FakeServer(url=f"http://127.0.0.1:{httpd.server_address[1]}/mirror/")
-    httpd.fake = fake  # type: ignore[attr-defined]
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield fake
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(timeout=5)
+def server() -> Iterator[FileServer]:
+    with file_server() as served:
+        yield served
 
 
 @pytest.fixture(autouse=True)
@@ -113,7 +54,7 @@ def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def online(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> FakeServer:
+def online(server: FileServer, monkeypatch: pytest.MonkeyPatch) -> FileServer:
     monkeypatch.setenv("AGENTSENSE_DATA_URL", server.url)
     return server
 
@@ -124,9 +65,9 @@ def cache_listing(cache: Path) -> list[str]:
 
 
 def test_good_file_is_cached_and_reused_without_network(
-    online: FakeServer, isolated: Path, capsys: pytest.CaptureFixture[str]
+    online: FileServer, isolated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    online.serve(Reply())
+    online.serve(Reply(GOOD), path=SERVED_PATH)
     path = official_path()
     assert path == isolated / f"final_data-{GOOD_BLOB}.jsonl"
     assert path.read_bytes() == GOOD
@@ -140,9 +81,9 @@ def test_good_file_is_cached_and_reused_without_network(
     assert capsys.readouterr().err == ""
 
 
-def test_tampered_file_is_rejected_and_not_cached(online: FakeServer, isolated: Path) -> None:
+def test_tampered_file_is_rejected_and_not_cached(online: FileServer, isolated: Path) -> None:
     tampered = GOOD.replace(b"scene 3", b"scene X")
-    online.serve(Reply(tampered))
+    online.serve(Reply(tampered), path=SERVED_PATH)
     with pytest.raises(DatasetError) as caught:
         official_path()
     message = str(caught.value)
@@ -154,8 +95,8 @@ def test_tampered_file_is_rejected_and_not_cached(online: FakeServer, isolated: 
 
 
 @pytest.mark.parametrize("mode", ["short", "chunked_cut"])
-def test_truncated_transfer_is_rejected(online: FakeServer, isolated: Path, mode: str) -> None:
-    online.serve(Reply(mode=mode))
+def test_truncated_transfer_is_rejected(online: FileServer, isolated: Path, mode: str) -> None:
+    online.serve(Reply(GOOD, mode=mode), path=SERVED_PATH)
     with pytest.raises(DatasetError) as caught:
         official_path()
     message = str(caught.value)
@@ -195,9 +136,9 @@ def test_file_placed_by_hand_in_cache_works_offline(
 
 
 def test_corrupted_cache_is_replaced(
-    online: FakeServer, isolated: Path, capsys: pytest.CaptureFixture[str]
+    online: FileServer, isolated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    online.serve(Reply())
+    online.serve(Reply(GOOD), path=SERVED_PATH)
     path = official_path()
     path.write_bytes(GOOD[:-10])
     assert official_path() == path
@@ -207,13 +148,13 @@ def test_corrupted_cache_is_replaced(
     assert cache_listing(isolated) == [path.name]
 
 
-def test_transient_server_error_is_retried(online: FakeServer, isolated: Path) -> None:
-    online.serve(Reply(b"busy", status=500), Reply())
+def test_transient_server_error_is_retried(online: FileServer, isolated: Path) -> None:
+    online.serve(Reply(b"busy", status=500), Reply(GOOD), path=SERVED_PATH)
     assert official_path().read_bytes() == GOOD
     assert len(online.requests) == 2
 
 
-def test_not_found_is_not_retried(online: FakeServer, isolated: Path) -> None:
+def test_not_found_is_not_retried(online: FileServer, isolated: Path) -> None:
     with pytest.raises(DatasetError) as caught:
         official_path()
     assert "HTTP 404" in str(caught.value)

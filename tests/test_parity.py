@@ -7,7 +7,7 @@ Three evals, each run once per module:
   request and every per-scene and template-level number must equal the recording.
 - `synthetic` / `corrected`: three scenes written here (5, 2 and 3 characters; 3 goals for one
   character; two judge questions on one goal; two judges, so majority ties; characters without
-  MCQs before and after ones with MCQs), answered by the `scripted/` test model, whose answers
+  MCQs before and after ones with MCQs), answered by scripted `mockllm/` models, whose answers
   are written into the questions. The expected numbers are worked out by hand from the rules in
   `docs/protocol.md` (official) or `docs/deviations.md` (corrected), not from running the code.
 """
@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 from inspect_ai.log import EvalLog, EvalSample
+from inspect_ai.model import Model
 
 from parity_replay import (
     JUDGE_SYSTEM,
@@ -46,6 +47,7 @@ from parity_replay import (
     score_of,
     scored_psi,
     scored_template_mean,
+    scripted_model,
     sent_requests,
     view,
     write_jsonl,
@@ -257,9 +259,16 @@ def test_template_level_mcq_metrics(replay: Run) -> None:
 # B. Generalisation: scenes the official code would run, expected values by hand
 # ============================================================================================
 
-AGENT = "scripted/agent"
-JUDGES = ("scripted/judge-x", "scripted/judge-y")
-SCRIPTED = "scripted/"
+AGENT = "mockllm/agent"
+JUDGES = ("mockllm/judge-x", "mockllm/judge-y")
+SCRIPTED = "mockllm/"
+
+
+def scripted_models() -> tuple[Model, list[Model]]:
+    """The agent and the judges, each answering as `parity_replay.scripted_reply` says."""
+    return scripted_model(AGENT), [scripted_model(judge) for judge in JUDGES]
+
+
 OPTIONS = ["a spy", "a doctor", "a pilot", "a chef"]
 GREETING = "Hi, there!"
 
@@ -595,13 +604,13 @@ def synthetic_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def synthetic(synthetic_dataset: Path) -> Run:
     logs = synthetic_dataset.parent / "official-logs"
-    return _run(run_full(synthetic_dataset, AGENT, JUDGES, logs, protocol="official"))
+    return _run(run_full(synthetic_dataset, *scripted_models(), logs, protocol="official"))
 
 
 @pytest.fixture(scope="module")
 def corrected(synthetic_dataset: Path) -> Run:
     logs = synthetic_dataset.parent / "corrected-logs"
-    return _run(run_full(synthetic_dataset, AGENT, JUDGES, logs, protocol="corrected"))
+    return _run(run_full(synthetic_dataset, *scripted_models(), logs, protocol="corrected"))
 
 
 def _conversation(sample: EvalSample) -> list[tuple[str, str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
+from pathlib import Path
 
 import pytest
 
@@ -113,11 +114,25 @@ def test_different_seeds_samples_epochs_and_purposes_differ() -> None:
     assert a != b
 
 
-def test_every_model_gets_the_same_order_for_the_same_seed() -> None:
-    # The order depends on the seed, scene and epoch only (nothing model-specific goes in).
-    names = NAMES[5]
-    orders = [plan(list(names), 3, 101, 1) for _ in range(3)]
-    assert orders[0] == orders[1] == orders[2]
+def test_every_model_gets_the_same_order_for_the_same_seed(tmp_path: Path) -> None:
+    """Two models that answer differently meet the same speakers, turn for turn, per seed."""
+    from inspect_ai import eval
+
+    def speakers(model: str, seed: int) -> list[list[str]]:
+        (log,) = eval(
+            "agentsense/goal",
+            task_args={"dataset": "demo", "max_messages": 8, "seed": seed},
+            sample_id=[501, 701],  # 4 and 5 characters: the order is really drawn
+            model=model,
+            log_dir=str(tmp_path / f"{model.replace('/', '-')}-{seed}"),
+            display="none",
+        )
+        assert log.status == "success" and log.samples
+        return [[t["speaker"] for t in s.store["Conversation:turns"]] for s in log.samples]
+
+    agent = speakers("standin/persona/agent", seed=3)
+    assert speakers("standin/parity/other-model", seed=3) == agent
+    assert speakers("standin/persona/agent", seed=4) != agent
 
 
 def scenario(extra: dict[str, object] | None = None) -> Scenario:

@@ -54,10 +54,6 @@ class Comparison:
     new_only: int
     notes: list[str] = field(default_factory=list)
 
-    @property
-    def regressed(self) -> bool:
-        return any(result.regression for result in self.results)
-
 
 def side(
     inputs: Sequence[str], name: str, options: CompareOptions
