@@ -53,7 +53,10 @@ from ..scorers.answers import official_yes, robust_yes
 from ..scorers.judge_panel import judge_panel
 from ..solvers.conversation import Turn, prompt
 from ..version import eval_version
-from .common import make_protocol
+from .common import TaskArguments, task_metadata
+
+# No conversation and no MCQs: only the judges' settings apply.
+JUDGE_CHECK_EXCLUDES = ("seed", "max_messages", "agent_temperature", "option_mark")
 
 UNREADABLE = "unreadable_"
 
@@ -217,10 +220,12 @@ def judge_check(
     judge_temperature: float = 0.0,
     max_tokens: int = 128,
 ) -> Task:
-    """Judge meta-evaluation on transcripts whose yes/no truth is known by construction."""
-    settings = make_protocol(
-        mode=protocol, judge_temperature=judge_temperature, max_tokens=max_tokens
-    )
+    """Judge meta-evaluation on transcripts whose yes/no truth is known by construction.
+
+    Args:
+        dataset: the bundled transcripts (default), or the path of a JSONL file of items.
+    """
+    settings = TaskArguments.parse(locals(), exclude=JUDGE_CHECK_EXCLUDES).settings
     items = load_items(dataset)
     name = "agentsense-judge_check" if dataset == BUNDLED else dataset
     return Task(
@@ -228,9 +233,5 @@ def judge_check(
         solver=ask_judges(settings),
         scorer=judge_verdicts(),
         version=eval_version().comparability_version,
-        metadata={
-            "protocol": settings.model_dump(),
-            "dataset": dataset,
-            **eval_version().to_metadata(),
-        },
+        metadata=task_metadata(dataset, settings.model_dump(), seed=None),
     )
