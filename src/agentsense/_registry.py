@@ -7,4 +7,4 @@ from .models.standin import standin
 from .request_format import RequestFormatCheck
 from .scorers import goal_and_mcq, goal_completion, mcq_accuracy
 from .solvers import simulation
-from .tasks import blind, full, goal, info, judge_check, labelling, pairwise
+from .tasks import blind, construct, full, goal, info, judge_check, labelling, pairwise

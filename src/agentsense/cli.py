@@ -1,5 +1,6 @@
 """The `agentsense` command: `report` (the paper's tables and figures from logs), `compare` (a
-paired regression gate for CI) and `labels` (a labels file from an `agentsense/labelling` log).
+paired regression gate for CI), `labels` (a labels file from an `agentsense/labelling` log) and
+`scenarios` (a dataset from `agentsense/construct` logs).
 
 Exit status: 0 success (compare: no significant regression), 1 compare found a regression,
 2 usage or input error (a message, no traceback).
@@ -133,12 +134,29 @@ def _labels_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     )
 
 
+def _scenarios_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "scenarios",
+        help="export the scenarios built by agentsense/construct as a dataset (JSONL)",
+        description="Write the scenarios of agentsense/construct logs as a JSONL dataset "
+        "(official schema plus provenance), validated before it is written; optionally write "
+        "or apply a human-validation sheet (paper App. A.3).",
+    )
+    parser.add_argument(
+        "logs", nargs="+", metavar="LOG_OR_DIR", help="construct logs or folders of logs"
+    )
+    parser.add_argument("--out", type=Path, help="dataset file to write (JSONL)")
+    parser.add_argument("--review", type=Path, help="write a validation sheet (CSV) to fill")
+    parser.add_argument("--accept", type=Path, help="apply a filled validation sheet (CSV)")
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="agentsense", description=__doc__.split("\n\n")[0])
     commands = root.add_subparsers(dest="command", required=True)
     _report_parser(commands)
     _compare_parser(commands)
     _labels_parser(commands)
+    _scenarios_parser(commands)
     return root
 
 
@@ -233,7 +251,36 @@ def run_labels(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"report": run_report, "compare": run_compare, "labels": run_labels}
+def run_scenarios(args: argparse.Namespace) -> int:
+    from .construction.export import export_scenarios, summary
+    from .construction.review import SheetError
+    from .dataset.validation import DatasetError
+
+    if args.out is None and args.review is None:
+        print(
+            "agentsense scenarios: error: give --out FILE.jsonl and/or --review FILE.csv",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    try:
+        export = export_scenarios(args.logs, args.out, args.review, args.accept)
+    except (SheetError, DatasetError) as error:
+        print(f"agentsense scenarios: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    print("\n".join(summary(export)))
+    if args.review is not None:
+        print(f"Wrote the validation sheet {args.review}.")
+    if args.out is not None:
+        print(f"Wrote {len(export.records)} scenarios to {args.out} (validated).")
+    return EXIT_OK
+
+
+COMMANDS = {
+    "report": run_report,
+    "compare": run_compare,
+    "labels": run_labels,
+    "scenarios": run_scenarios,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

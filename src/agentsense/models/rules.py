@@ -3,7 +3,8 @@
 - `parity`: the stand-in model that produced the recorded official fixtures
   (`sense-parity/README.md`); replaying a fixture scene with it must give identical requests.
 - `persona`: answers like a plausible chat model: one in-character paragraph per turn, Yes/No to
-  interview questions, an option to MCQs, varied by the request so scores are not constant.
+  interview questions, an option to MCQs, varied by the request so scores are not constant;
+  JSON derived from the input to every scenario-construction prompt (`construction_rules.py`).
   Its yes/no depends on the model name, the system prompt and the question only, never on the
   conversation: a persona judge is transcript-blind (on `agentsense/judge_check` it answers all
   items of one goal alike, so its consistency is 1 and its accuracy near chance).
@@ -12,6 +13,7 @@
   an acceptance word (`KEYWORDS`, anywhere, small talk included), else "No.": a judge that
   reads the transcript naively and so is fooled by claims and by utterances that tell it to
   answer yes.
+- `messy`: `persona`, with a deterministic share of broken construction replies.
 
 The same rules back the `standin/` Inspect model provider and the local HTTP stub server.
 """
@@ -22,6 +24,8 @@ import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+from .construction_rules import construction_reply
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,9 @@ def _last_speaker(request: Request) -> str:
 
 def persona(request: Request) -> str:
     """A plausible, deterministic chat model for smoke runs, tests and benchmarks."""
+    built = construction_reply(list(request.messages), request.model, messy=False)
+    if built is not None:
+        return built
     h = request.digest()
     last = request.last
     if "only output your choice" in last:
@@ -165,11 +172,18 @@ def keyword(request: Request) -> str:
     return "Yes." if KEYWORDS.search(history) else "No."
 
 
+def messy(request: Request) -> str:
+    """`persona`, but construction replies are often broken JSON (to exercise the repairs)."""
+    built = construction_reply(list(request.messages), request.model, messy=True)
+    return built if built is not None else persona(request)
+
+
 RULES: dict[str, Rule] = {
     "parity": parity,
     "persona": persona,
     "yes": always_yes,
     "keyword": keyword,
+    "messy": messy,
 }
 
 

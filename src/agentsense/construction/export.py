@@ -1,0 +1,126 @@
+"""`agentsense scenarios`: built scenarios from `agentsense/construct` logs -> a dataset file.
+
+The records are instantiated again from the templates stored in the log (the build's own
+settings, so the same records), after the human-validation sheet if one is given, and checked
+with the project's dataset validation before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..dataset.validation import read_scenarios
+from ..report.errors import ReportError
+from .build import FILTERED, BuildResult, instantiate_all
+from .characters import Template
+from .review import apply_sheet, write_sheet
+
+STORE_KEY = "BuildStore:result"
+
+
+@dataclass
+class Export:
+    builds: list[BuildResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+
+def _log_files(paths: list[str]) -> list[Path]:
+    files: list[Path] = []
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            files += sorted(p for p in path.iterdir() if p.suffix in (".eval", ".json"))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise ReportError(f"{name}: no such log file or folder.")
+    return files
+
+
+def load_builds(paths: list[str]) -> Export:
+    """Every finished script of every `agentsense/construct` log named (files or folders)."""
+    from inspect_ai.log import read_eval_log
+
+    export = Export()
+    for file in _log_files(paths):
+        try:
+            log = read_eval_log(str(file))
+        except Exception as error:  # Inspect raises many types for unreadable files
+            raise ReportError(f"{file}: not a readable Inspect log ({error}).") from None
+        if not log.eval.task.endswith("construct"):
+            continue
+        if log.status != "success":
+            export.notes.append(
+                f"{file}: the build is {log.status}; finished scripts are exported "
+                f"(finish the rest with `inspect eval-retry {file}`)."
+            )
+        for sample in log.samples or []:
+            result = sample.store.get(STORE_KEY) if sample.store else None
+            if result:
+                export.builds.append(BuildResult.model_validate(result))
+    if not export.builds:
+        raise ReportError(
+            f"no built scenarios in {', '.join(paths)}: expected logs of agentsense/construct "
+            "with at least one finished script."
+        )
+    return export
+
+
+def _validated_write(records: list[dict[str, Any]], out: Path) -> None:
+    """Write through a temporary file that must pass `read_scenarios` before it replaces `out`."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=".scenarios-", suffix=".jsonl", dir=out.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            for record in records:
+                stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+        read_scenarios(temp)
+        os.replace(temp, out)
+    finally:
+        if os.path.exists(temp):
+            os.unlink(temp)
+
+
+def export_scenarios(
+    paths: list[str], out: Path | None, review: Path | None = None, accept: Path | None = None
+) -> Export:
+    export = load_builds(paths)
+    for build in export.builds:
+        templates: list[Template] = build.templates
+        if accept is not None:
+            templates, removed = apply_sheet(templates, accept)
+            export.removed += removed
+        export.records += instantiate_all(templates, build.settings)
+    if review is not None:
+        write_sheet([t for b in export.builds for t in b.templates], review)
+    if out is not None:
+        if not export.records:
+            raise ReportError("no scenario left to write (every template was dropped).")
+        _validated_write(export.records, out)
+    return export
+
+
+def summary(export: Export) -> list[str]:
+    """Stage-by-stage counts per script, then every dropped item with its stage and reason."""
+    lines = []
+    for build in export.builds:
+        counts = build.counts()
+        lines.append(
+            f"{build.script}: {counts['episodes']} episodes, {counts['scenes']} scenes "
+            f"({counts['scenes_kept']} kept, {counts['scenes_filtered']} filtered), "
+            f"{counts['templates']} templates, {counts['scenarios']} scenarios, "
+            f"{counts['mcqs']} MCQs; {counts['calls']} model calls, {counts['repairs']} repairs, "
+            f"{counts['dropped']} items dropped"
+        )
+        for drop in build.ledger.drops:
+            kind = "filtered" if drop.stage == FILTERED else "dropped"
+            lines.append(f"  {kind} [{drop.stage}] {drop.item}: {drop.reason}")
+    lines += [f"  removed by review: {line}" for line in export.removed]
+    return lines + [f"Note: {note}" for note in export.notes]

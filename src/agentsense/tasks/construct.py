@@ -1,0 +1,180 @@
+"""`agentsense/construct`: build AgentSense scenarios from screenplays, as the paper did (section
+3.2, App. A), with any Inspect model.
+
+One sample per script. The model bound to the role `builder` (else the evaluated model) answers
+the paper's construction prompts; every stage is a span, every call is in the log, Inspect's
+retries and `--cache` apply, and `inspect eval-retry` finishes an interrupted build. Export the
+result with `agentsense scenarios LOG --out scenarios.jsonl`, then evaluate it with
+`inspect eval agentsense/full -T dataset=scenarios.jsonl`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from pathlib import Path
+
+from inspect_ai import Task, task
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import GenerateConfig, ModelOutput, get_model
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import StoreModel, store_as
+from pydantic import Field, ValidationError
+
+from ..construction.build import BuildResult, BuildSettings, Pipeline
+from ..construction.repair import Asker, Ledger
+from ..construction.scenes import has_interaction
+from ..construction.screenplay import (
+    EXPECTED,
+    Screenplay,
+    ScriptError,
+    parse_text,
+    read_screenplay,
+    script_files,
+)
+
+BUILDER_ROLE = "builder"
+BUNDLED = "bundled"
+COUNT_KEYS = ("scenes_kept", "templates", "scenarios", "mcqs", "repairs", "dropped")
+
+
+def bundled_script() -> Path:
+    """The original demo screenplay that ships with the package ("Closing Time")."""
+    return Path(str(resources.files("agentsense.construction") / "data" / "closing-time.txt"))
+
+
+def slug(path: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", Path(path).stem.lower()).strip("-") or "script"
+
+
+def read_scripts(scripts: str) -> list[Screenplay]:
+    """The scripts of `-T scripts=...`, checked before any model call (every problem at once)."""
+    path = bundled_script() if scripts == BUNDLED else Path(scripts).expanduser()
+    files = script_files(path)
+    if not files:
+        found = "nothing at that path" if not path.exists() else "no script file in that folder"
+        raise PrerequisiteError(
+            f"-T scripts={scripts}: {found}; expected a screenplay file or a folder of them "
+            f"(.txt, .fountain, ...), or 'bundled' for the demo script."
+        )
+    plays, problems = [], []
+    for file in files:
+        try:
+            play = read_screenplay(file)
+        except ScriptError as error:
+            problems.append(str(error))
+            continue
+        if not has_interaction(play.elements):
+            problems.append(
+                f"{file}: no scene in which two characters speak at least twice each; "
+                f"expected {EXPECTED}."
+            )
+            continue
+        plays.append(play)
+    if problems:
+        raise PrerequisiteError("Cannot build from -T scripts=...:\n" + "\n".join(problems))
+    return plays
+
+
+def script_sample(play: Screenplay) -> Sample:
+    text = Path(play.path).read_bytes().decode("utf-8-sig", errors="replace")
+    return Sample(
+        id=slug(play.path),
+        input=f"Build AgentSense scenarios from {play.title!r} ({Path(play.path).name}).",
+        metadata={
+            "script": Path(play.path).name,
+            "title": play.title,
+            "format": play.format,
+            "text": text,
+        },
+    )
+
+
+class BuildStore(StoreModel):
+    result: dict[str, object] = Field(default_factory=dict)
+
+
+@solver
+def build_scenarios(settings: BuildSettings, temperature: float, max_tokens: int) -> Solver:
+    config = GenerateConfig(temperature=temperature, seed=settings.seed, max_tokens=max_tokens)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        builder = get_model(role=BUILDER_ROLE)
+        asker = Asker(builder, config, settings.max_repairs, Ledger())
+        _, elements = parse_text(str(state.metadata["text"]))
+        pipeline = Pipeline(asker, settings, str(state.metadata["script"]), str(state.sample_id))
+        result = await pipeline.run(tuple(elements))
+        store_as(BuildStore).result = result.model_dump(mode="json")
+        state.output = ModelOutput.from_content(
+            model=str(builder), content=json.dumps(result.counts())
+        )
+        return state
+
+    return solve
+
+
+@metric
+def total() -> Metric:
+    """Counts add up over scripts."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return float(sum(s.score.as_float() for s in scores))
+
+    return compute
+
+
+@scorer(metrics={key: [total()] for key in COUNT_KEYS})
+def build_counts() -> Scorer:
+    """Stage-by-stage counts of the build (summed over scripts); drops are in the metadata."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        result = BuildResult.model_validate(store_as(BuildStore).result)
+        counts = result.counts()
+        return Score(
+            value={key: counts[key] for key in COUNT_KEYS},  # type: ignore[arg-type]
+            metadata={"counts": counts, "drops": [d.model_dump() for d in result.ledger.drops]},
+        )
+
+    return score
+
+
+@task
+def construct(
+    scripts: str = BUNDLED,
+    scenarios_per_template: int = 5,
+    min_dialogues: int = 10,
+    options: int = 4,
+    seed: int = 19260817,
+    division: str = "headings",
+    goal_passes: int = 1,
+    max_repairs: int = 2,
+    temperature: float = 0.0,
+    max_tokens: int = 4096,
+) -> Task:
+    """Build scenario templates and scenarios from screenplays (one sample per script)."""
+    try:
+        settings = BuildSettings(
+            scenarios_per_template=scenarios_per_template,
+            min_dialogues=min_dialogues,
+            options=options,
+            seed=seed,
+            division=division,  # type: ignore[arg-type]
+            goal_passes=goal_passes,
+            max_repairs=max_repairs,
+        )
+    except ValidationError as error:
+        lines = [f"  -T {e['loc'][0]}={e.get('input')!r}: {e['msg']}" for e in error.errors()]
+        raise PrerequisiteError(
+            "Invalid agentsense/construct argument(s):\n" + "\n".join(lines)
+        ) from None
+    plays = read_scripts(scripts)
+    return Task(
+        dataset=MemoryDataset([script_sample(p) for p in plays], name="agentsense-construct"),
+        solver=build_scenarios(settings, temperature, max_tokens),
+        scorer=build_counts(),
+        version=1,
+        metadata={"construction": settings.model_dump(), "scripts": scripts},
+    )
