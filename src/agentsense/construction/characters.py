@@ -273,9 +273,6 @@ def instantiate(template: Template, k: int, seed: int, n_options: int) -> dict[s
                 "info_reason_questions": asked,
             }
         )
-    # Characters who are asked an MCQ come first: the official info metric scores a scene only
-    # when its first character has a question (sense-protocol.md section 4.4).
-    characters.sort(key=lambda c: not c["info_reason_questions"])
     record: dict[str, Any] = {
         "sample_idx": sample_idx,
         "template_idx": template.template_id,
