@@ -146,7 +146,7 @@ def test_bad_scripts_get_one_line_naming_the_file(
 
 
 def test_missing_path_and_bad_arguments_are_named(tmp_path: Path) -> None:
-    with pytest.raises(PrerequisiteError, match="-T scripts=.*nothing at that path"):
+    with pytest.raises(PrerequisiteError, match=r"-T scripts=.*nothing at that path"):
         construct(scripts=str(tmp_path / "nope"))
     with pytest.raises(PrerequisiteError, match="-T options=5"):
         construct(options=5)
@@ -185,7 +185,9 @@ def _scene(lines: list[tuple[str, str]]) -> Scene:
 def test_scene_filter_needs_ten_speeches_and_two_characters_speaking_twice() -> None:
     talk = _scene([("A", "x"), ("B", "y")] * 5)
     assert filter_reason(talk, 10) is None and talk.characters == ["A", "B"]
-    assert "fewer than min_dialogues=10" in str(filter_reason(_scene([("A", "x"), ("B", "y")] * 4), 10))
+    assert "fewer than min_dialogues=10" in str(
+        filter_reason(_scene([("A", "x"), ("B", "y")] * 4), 10)
+    )
     monologue = _scene([("A", "x")] * 11 + [("B", "y")])
     assert "two characters" in str(filter_reason(monologue, 10))
 
@@ -244,7 +246,9 @@ def test_private_info_readers() -> None:
 
 
 def test_mcq_order_is_seeded_and_the_label_points_at_the_answer() -> None:
-    qa = pi.QA(role="A", question="Q?", explanation="E", answer="Right.", negatives=["x", "y", "z."])
+    qa = pi.QA(
+        role="A", question="Q?", explanation="E", answer="Right.", negatives=["x", "y", "z."]
+    )
     orders = {tuple(pi.mcq(qa, 4, random.Random(seed))["options"]) for seed in range(12)}
     assert len(orders) > 1
     for seed in range(12):
@@ -334,7 +338,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 def test_bundled_build_counts_stage_by_stage(built: tuple[Path, Path]) -> None:
-    root, out = built
+    root, _ = built
     export = export_scenarios([str(root / "logs")], None)
     (result,) = export.builds
     counts = result.counts()
@@ -371,7 +375,7 @@ def test_new_benchmark_runs_with_agentsense_full(built: tuple[Path, Path]) -> No
     root, out = built
     # Corrected mode: the official info metric gives NaN unless every character has an MCQ.
     with_mcq = {str(s.sample_idx) for s in read_scenarios(out) if s.has_mcq}
-    ids = sorted(with_mcq)[:2] + ["closing-time-e2s1-1", "closing-time-e3s1-1"]
+    ids = [*sorted(with_mcq)[:2], "closing-time-e2s1-1", "closing-time-e3s1-1"]
     (log,) = inspect_eval(
         full(dataset=str(out), protocol="corrected"),
         sample_id=ids,

@@ -45,26 +45,37 @@ def _log_files(paths: list[str]) -> list[Path]:
 
 
 def load_builds(paths: list[str]) -> Export:
-    """Every finished script of every `agentsense/construct` log named (files or folders)."""
+    """Every finished script of the `agentsense/construct` logs named (files or folders).
+
+    A script built in several logs (a killed build and its `eval-retry`) counts once, from the
+    newest log; a script that no log finished is named, with the command that finishes it.
+    """
     from inspect_ai.log import read_eval_log
 
     export = Export()
+    built: dict[str, tuple[str, BuildResult]] = {}
+    unfinished: dict[str, Path] = {}
+    logs = []
     for file in _log_files(paths):
         try:
-            log = read_eval_log(str(file))
+            logs.append((file, read_eval_log(str(file))))
         except Exception as error:  # Inspect raises many types for unreadable files
             raise ReportError(f"{file}: not a readable Inspect log ({error}).") from None
+    for file, log in sorted(logs, key=lambda pair: pair[1].eval.created):
         if not log.eval.task.endswith("construct"):
             continue
-        if log.status != "success":
-            export.notes.append(
-                f"{file}: the build is {log.status}; finished scripts are exported "
-                f"(finish the rest with `inspect eval-retry {file}`)."
-            )
+        for sample_id in log.eval.dataset.sample_ids or []:
+            unfinished.setdefault(str(sample_id), file)
         for sample in log.samples or []:
             result = sample.store.get(STORE_KEY) if sample.store else None
             if result:
-                export.builds.append(BuildResult.model_validate(result))
+                built[str(sample.id)] = (log.eval.created, BuildResult.model_validate(result))
+    export.builds = [result for _, result in built.values()]
+    for sample_id, file in unfinished.items():
+        if sample_id not in built:
+            export.notes.append(
+                f"{file}: script {sample_id} did not finish; run `inspect eval-retry {file}`."
+            )
     if not export.builds:
         raise ReportError(
             f"no built scenarios in {', '.join(paths)}: expected logs of agentsense/construct "
