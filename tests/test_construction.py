@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog
@@ -22,6 +23,7 @@ from agentsense.construction import characters as ch
 from agentsense.construction import goals as gl
 from agentsense.construction import private_info as pi
 from agentsense.construction import templates as tp
+from agentsense.construction.build import BuildSettings
 from agentsense.construction.export import export_scenarios, summary
 from agentsense.construction.prompts import PAPER_PROMPTS
 from agentsense.construction.repair import Asker, Ledger, ParseError, extract_json, parse_yes_no
@@ -36,7 +38,14 @@ from agentsense.construction.scenes import (
 )
 from agentsense.construction.screenplay import parse_text, read_screenplay, render
 from agentsense.dataset.validation import read_scenarios
-from agentsense.tasks.construct import bundled_script, construct
+from agentsense.tasks.construct import (
+    build_counts,
+    build_scenarios,
+    bundled_script,
+    construct,
+    read_scripts,
+    script_sample,
+)
 from agentsense.tasks.homogeneous import full
 
 FIXTURES = Path(__file__).parent / "fixtures" / "construction"
@@ -433,6 +442,55 @@ def test_builder_role_builds_instead_of_the_evaluated_model(tmp_path: Path) -> N
     assert log.status == "success" and log.samples is not None
     models = {e.model for e in log.samples[0].events if e.event == "model"}
     assert models == {"standin/persona/other-builder"}
+
+
+LIFT = """Title: Lift Talk
+
+INT. OFFICE LIFT - MORNING
+
+Ana and Bo ride up together.
+
+ANA
+Morning. Big meeting today?
+
+BO
+The biggest. I never told anyone that I applied for your job.
+
+ANA
+Really? Which floor are you going to?
+
+BO
+Twelve. Same as you, as it happens.
+
+ANA
+Then we can walk in together.
+
+BO
+Let's.
+"""
+
+
+def test_build_solver_on_a_fountain_script_with_the_counts_as_task_arguments(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "lift.fountain"
+    script.write_text(LIFT, encoding="utf-8")
+    (play,) = read_scripts(str(script))
+    assert play.format == "fountain" and play.title == "Lift Talk"
+    settings = BuildSettings(min_dialogues=6, scenarios_per_template=2, options=3)
+    task = Task(
+        dataset=[script_sample(play)],
+        solver=build_scenarios(settings, temperature=0.0, max_tokens=512),
+        scorer=build_counts(),
+    )
+    (log,) = inspect_eval(task, model="standin/persona/b", log_dir=str(tmp_path), display="none")
+    assert log.status == "success" and log.samples is not None
+    counts = log.samples[0].scores["build_counts"].metadata["counts"]  # type: ignore[index]
+    assert (counts["templates"], counts["scenarios"], counts["mcqs"]) == (1, 2, 2)
+    records = export_scenarios([str(tmp_path)], tmp_path / "lift.jsonl").records
+    asked = [q for r in records for c in r["characters"] for q in c["info_reason_questions"]]
+    assert all(len(q["options"]) == 3 for q in asked)
+    assert {s.template_idx for s in read_scenarios(tmp_path / "lift.jsonl")} == {"lift-e1s1"}
 
 
 # --- human validation ---------------------------------------------------------------------------

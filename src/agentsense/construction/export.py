@@ -62,14 +62,14 @@ def load_builds(paths: list[str]) -> Export:
         except Exception as error:  # Inspect raises many types for unreadable files
             raise ReportError(f"{file}: not a readable Inspect log ({error}).") from None
     for file, log in sorted(logs, key=lambda pair: pair[1].eval.created):
-        if not log.eval.task.endswith("construct"):
+        stored = [s for s in log.samples or [] if s.store and s.store.get(STORE_KEY)]
+        if not log.eval.task.endswith("construct") and not stored:
             continue
         for sample_id in log.eval.dataset.sample_ids or []:
             unfinished.setdefault(str(sample_id), file)
-        for sample in log.samples or []:
-            result = sample.store.get(STORE_KEY) if sample.store else None
-            if result:
-                built[str(sample.id)] = (log.eval.created, BuildResult.model_validate(result))
+        for sample in stored:
+            result = BuildResult.model_validate(sample.store[STORE_KEY])
+            built[str(sample.id)] = (log.eval.created, result)
     export.builds = [result for _, result in built.values()]
     for sample_id, file in unfinished.items():
         if sample_id not in built:

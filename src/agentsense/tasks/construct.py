@@ -16,7 +16,6 @@ from importlib import resources
 from pathlib import Path
 
 from inspect_ai import Task, task
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig, ModelOutput, get_model
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
@@ -35,6 +34,8 @@ from ..construction.screenplay import (
     read_screenplay,
     script_files,
 )
+from ..errors import PrerequisiteError
+from ..version import eval_version
 
 BUILDER_ROLE = "builder"
 BUNDLED = "bundled"
@@ -102,7 +103,8 @@ def build_scenarios(settings: BuildSettings, temperature: float, max_tokens: int
     config = GenerateConfig(temperature=temperature, seed=settings.seed, max_tokens=max_tokens)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        builder = get_model(role=BUILDER_ROLE)
+        # Unbound, the evaluated model builds: construction has no grader to keep apart.
+        builder = get_model(role=BUILDER_ROLE, default=get_model())
         asker = Asker(builder, config, settings.max_repairs, Ledger())
         _, elements = parse_text(str(state.metadata["text"]))
         pipeline = Pipeline(asker, settings, str(state.metadata["script"]), str(state.sample_id))
@@ -175,6 +177,10 @@ def construct(
         dataset=MemoryDataset([script_sample(p) for p in plays], name="agentsense-construct"),
         solver=build_scenarios(settings, temperature, max_tokens),
         scorer=build_counts(),
-        version=1,
-        metadata={"construction": settings.model_dump(), "scripts": scripts},
+        version=eval_version().comparability_version,
+        metadata={
+            "construction": settings.model_dump(),
+            "scripts": scripts,
+            **eval_version().to_metadata(),
+        },
     )
