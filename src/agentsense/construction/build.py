@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from inspect_ai.util import span
 from pydantic import BaseModel, Field
 
+from ..prompts import goal_category_prompt, scenario_type_prompt, sender_receiver_prompt
 from . import characters as ch
 from . import goals as gl
 from . import private_info as pi
@@ -32,6 +33,9 @@ RELOCATE = Stage("D2 locations (Prompt 12)", tp.parse_relocation, tp.REPLACE_EXA
 FILTERED = "A3 scene filter"
 
 
+Division = Literal["headings", "model"]
+
+
 class BuildSettings(BaseModel):
     """The counts the paper fixes (5 scenarios per template, 10 dialogues, 4 options) and more."""
 
@@ -39,7 +43,7 @@ class BuildSettings(BaseModel):
     min_dialogues: Annotated[int, Field(ge=0)] = 10
     options: Annotated[int, Field(ge=2, le=4)] = 4
     seed: int = 19260817
-    division: Literal["headings", "model"] = "headings"
+    division: Division = "headings"
     goal_passes: Annotated[int, Field(ge=1, le=2)] = 1
     max_repairs: Annotated[int, Field(ge=0)] = 2
 
@@ -211,21 +215,14 @@ class Pipeline:
 
     async def labels(self, draft: tp.Draft, key: str) -> Labels:
         """The labelling task's prompts and readers (imported here: tasks import this module)."""
-        from ..tasks.labelling import (
-            category_prompt,
-            numbered_goals,
-            parse_roles,
-            parse_type,
-            roles_prompt,
-            type_prompt,
-        )
+        from ..tasks.labelling import parse_roles, parse_type
 
-        scene = _as_scenario(draft)
-        numbered = numbered_goals(scene)
+        goals = {c.name: c.goals for c in draft.characters}
+        numbered = [(name, goal) for name, texts in goals.items() for goal in texts]
         async with span("labels", type="stage"):
             kind = await self.asker.ask(
                 _checked("labels: scenario type", parse_type, '{"type": "..."}'),
-                type_prompt(scene),
+                scenario_type_prompt(draft.background, draft.description),
                 f"{key} type",
             )
             cats = await self.asker.ask(
@@ -234,16 +231,16 @@ class Pipeline:
                     lambda r: _all_categories(r, numbered),
                     '{"1": "..."}',
                 ),
-                category_prompt(scene),
+                goal_category_prompt(draft.background, numbered),
                 f"{key} categories",
             )
             roles = await self.asker.ask(
                 _checked(
                     "labels: roles (Prompt 19)",
-                    lambda r: parse_roles(r, scene.names),
+                    lambda r: parse_roles(r, list(goals)),
                     '{"user1":"sender"}',
                 ),
-                roles_prompt(scene),
+                sender_receiver_prompt(goals),
                 f"{key} roles",
             )
         by_char = {
@@ -463,27 +460,3 @@ def _all_categories(reply: str, numbered: list[tuple[str, str]]) -> Any:
 
     labelled = parse_categories(reply, numbered)
     return labelled if all(all(goals.values()) for goals in labelled.values()) else None
-
-
-def _as_scenario(draft: tp.Draft) -> Any:
-    """A minimal Scenario for the labelling prompts (which read names, goals and the setting)."""
-    from ..dataset.schema import Scenario
-
-    return Scenario.model_validate(
-        {
-            "sample_idx": 0,
-            "template_idx": 0,
-            "background": draft.background,
-            "description": draft.description,
-            "characters": [
-                {
-                    "name": c.name,
-                    "profile": "",
-                    "goals": [
-                        {"goal": g, "eval_questions": {"self": [], "others": []}} for g in c.goals
-                    ],
-                }
-                for c in draft.characters
-            ],
-        }
-    )

@@ -23,7 +23,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, store_as
 from pydantic import Field, ValidationError
 
-from ..construction.build import BuildResult, BuildSettings, Pipeline
+from ..construction.build import BuildResult, BuildSettings, Division, Pipeline
 from ..construction.repair import Asker, Ledger
 from ..construction.scenes import has_interaction
 from ..construction.screenplay import (
@@ -150,20 +150,34 @@ def construct(
     min_dialogues: int = 10,
     options: int = 4,
     seed: int = 19260817,
-    division: str = "headings",
+    division: Division = "headings",
     goal_passes: int = 1,
     max_repairs: int = 2,
     temperature: float = 0.0,
     max_tokens: int = 4096,
 ) -> Task:
-    """Build scenario templates and scenarios from screenplays (one sample per script)."""
+    """Build scenario templates and scenarios from screenplays (one sample per script).
+
+    Args:
+        scripts: a screenplay file (plain text as IMSDb serves it, or Fountain) or a folder of
+            them; `bundled` is the original demo script that ships with the package
+        scenarios_per_template: agent sets per template, i.e. scenarios per template (the paper: 5)
+        min_dialogues: scenes with fewer speeches are dropped (the paper: 10)
+        options: options per MCQ, 2 to 4 (the paper: 4; Prompts 9-10 make 3 negatives)
+        seed: sampling seed of every call (the official scripts') and of the MCQ option order
+        division: `headings` (episodes at the script's scene headings) or `model` (Prompt 1)
+        goal_passes: Prompt-6 passes over the goals (the paper: 1; the official code: 2)
+        max_repairs: repair requests per call before the item is dropped
+        temperature: the builder's sampling temperature (the official scripts: 0)
+        max_tokens: per construction call
+    """
     try:
         settings = BuildSettings(
             scenarios_per_template=scenarios_per_template,
             min_dialogues=min_dialogues,
             options=options,
             seed=seed,
-            division=division,  # type: ignore[arg-type]
+            division=division,
             goal_passes=goal_passes,
             max_repairs=max_repairs,
         )
