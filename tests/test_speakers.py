@@ -11,8 +11,9 @@ import pytest
 
 from agentsense.dataset.schema import Scenario
 from agentsense.protocol import Protocol
+from agentsense.seeding import scene_rng
 from agentsense.solvers.simulation import turn_plan
-from agentsense.solvers.speakers import scene_rng, speaker_order
+from agentsense.solvers.speakers import speaker_order
 
 NAMES = {
     2: ["AliceGreene", "BobSmith"],

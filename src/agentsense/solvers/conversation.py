@@ -46,18 +46,30 @@ def visible_text(turn: Turn) -> str:
     return text.split("\n", 1)[0]
 
 
-def history(turns: list[Turn], viewer: str | None) -> list[ChatMessage]:
-    """The conversation from `viewer`'s seat: its own turns as assistant, all others as user.
+def seat_message(turn: Turn, viewer: str | None) -> ChatMessage:
+    """One turn from `viewer`'s seat: its own turns as assistant, everyone else's as user.
 
-    `viewer=None` is a bystander's view (every turn as user), used for judges in corrected mode.
+    `viewer=None` is a bystander (every turn as user), used for judges in corrected mode. This is
+    the one rule of what a participant is shown; `history` and `SeatViews` both apply it.
     """
-    messages: list[ChatMessage] = []
-    for turn in turns:
-        text = visible_text(turn)
-        if turn.speaker == viewer:
-            messages.append(ChatMessageAssistant(content=text))
-        else:
-            messages.append(ChatMessageUser(content=text))
+    text = visible_text(turn)
+    if turn.speaker == viewer:
+        return ChatMessageAssistant(content=text)
+    return ChatMessageUser(content=text)
+
+
+def history(turns: list[Turn], viewer: str | None) -> list[ChatMessage]:
+    """The conversation from `viewer`'s seat (`seat_message` of every turn)."""
+    return [seat_message(turn, viewer) for turn in turns]
+
+
+def request(
+    system: ChatMessageSystem, past: list[ChatMessage], question: str | None
+) -> list[ChatMessage]:
+    """A full request: system prompt, the history, then an optional question."""
+    messages: list[ChatMessage] = [system, *past]
+    if question is not None:
+        messages.append(ChatMessageUser(content=question))
     return messages
 
 
@@ -65,17 +77,14 @@ def prompt(
     system: str, turns: list[Turn], viewer: str | None, question: str | None = None
 ) -> list[ChatMessage]:
     """A full request: system prompt, the history from `viewer`'s seat, an optional question."""
-    messages: list[ChatMessage] = [ChatMessageSystem(content=system), *history(turns, viewer)]
-    if question is not None:
-        messages.append(ChatMessageUser(content=question))
-    return messages
+    return request(ChatMessageSystem(content=system), history(turns, viewer), question)
 
 
 class SeatViews:
-    """The requests of one scene, built from message objects made once and shared.
+    """The requests of one scene (`prompt`), built from message objects made once and shared.
 
-    Gives the same roles and texts as `prompt`. Each utterance becomes at most two messages (a
-    user message for every other seat, an assistant message for its speaker's seat), each seat's
+    Each utterance becomes at most two messages (`seat_message` for its speaker's seat and for
+    any other seat: the rule depends on the viewer only through whether it spoke), each seat's
     history grows turn by turn and each system prompt is one message. Requests reuse these
     objects, ids included, as an Inspect agent loop reuses its history: Inspect then finds them
     by identity in its input snapshots and log message pool instead of copying and hashing every
@@ -85,8 +94,7 @@ class SeatViews:
 
     def __init__(self, turns: Iterable[Turn] = ()) -> None:
         self._turns: list[Turn] = []
-        self._others: list[ChatMessageUser | None] = []  # built on first use
-        self._own: list[ChatMessageAssistant | None] = []
+        self._shared: dict[tuple[int, bool], ChatMessage] = {}  # (turn, own seat) -> message
         self._seats: dict[str | None, list[ChatMessage]] = {}
         self._systems: dict[str, ChatMessageSystem] = {}
         for turn in turns:
@@ -94,8 +102,6 @@ class SeatViews:
 
     def append(self, turn: Turn) -> None:
         self._turns.append(turn)
-        self._others.append(None)
-        self._own.append(None)
 
     def history(self, viewer: str | None) -> list[ChatMessage]:
         """`history(turns, viewer)` from shared messages (extended with any new turns)."""
@@ -111,19 +117,12 @@ class SeatViews:
         system_message = self._systems.get(system)
         if system_message is None:
             system_message = self._systems[system] = ChatMessageSystem(content=system)
-        messages: list[ChatMessage] = [system_message, *self.history(viewer)]
-        if question is not None:
-            messages.append(ChatMessageUser(content=question))
-        return messages
+        return request(system_message, self.history(viewer), question)
 
     def _message(self, index: int, viewer: str | None) -> ChatMessage:
         turn = self._turns[index]
-        if turn.speaker == viewer:
-            own = self._own[index]
-            if own is None:
-                own = self._own[index] = ChatMessageAssistant(content=visible_text(turn))
-            return own
-        other = self._others[index]
-        if other is None:
-            other = self._others[index] = ChatMessageUser(content=visible_text(turn))
-        return other
+        key = (index, turn.speaker == viewer)
+        message = self._shared.get(key)
+        if message is None:
+            message = self._shared[key] = seat_message(turn, viewer)
+        return message
