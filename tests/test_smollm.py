@@ -227,13 +227,14 @@ def test_real_model_runs_both_scenes(smollm_log: EvalLog) -> None:
 @pytest.mark.timeout(RUN_TIMEOUT + 300)
 def test_every_turn_is_a_non_empty_model_utterance(smollm_log: EvalLog) -> None:
     for sample in samples(smollm_log):
-        turns = [m for m in sample.messages if m.role == "assistant" and m.metadata]
+        turns = [m for m in sample.messages if m.role == "assistant"]
         assert len(turns) == 15, sample.id  # the greeting and 14 model turns
-        for message in turns:
-            assert message.metadata is not None
-            speaker = message.metadata["speaker"]
-            text = message.text.removeprefix(f"{speaker}: ").strip()
-            assert text, f"scene {sample.id}, turn {message.metadata['turn']} by {speaker} is empty"
+        for index, (message, turn) in enumerate(
+            zip(turns, sample.store["Conversation:turns"], strict=True)
+        ):
+            speaker = turn["speaker"]
+            assert message.text == f"{speaker}: {turn['text']}"
+            assert turn["text"].strip(), f"scene {sample.id}, turn {index} by {speaker} is empty"
         usage = sample.model_usage[MODEL]
         assert usage.output_tokens > 0
 

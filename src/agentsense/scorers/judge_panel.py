@@ -33,6 +33,7 @@ def judge_panel() -> tuple[list[Judge], bool]:
             "No model is bound to the role 'judge': the evaluated model judges the goals. "
             "Bind a panel with --model-role judge=<model>,<model>,<model>."
         )
-        return [Judge("judge_1", get_model())], False
+        # On the role all the same, so per-role usage counts these calls as judging.
+        return [Judge("judge_1", get_model(role=JUDGE_ROLE, default=get_model()))], False
     models = bound if isinstance(bound, list) else [bound]
     return [Judge(f"judge_{i}", model) for i, model in enumerate(models, start=1)], True

@@ -1,8 +1,9 @@
 """Characters as agents: the persona system prompt and the model that plays each character.
 
 Which model plays a character is decided by the scene's `model_roles` binding (character name ->
-Inspect model role). Homogeneous tasks bind nobody, so every character is the evaluated model;
-the pairwise task binds characters to the roles `sender` / `receiver`. The conversation loop only
+Inspect model role). Homogeneous tasks bind nobody, so every character is on the role
+`character` (unbound: the evaluated model); the pairwise task binds characters to the roles
+`sender` / `receiver`. The conversation loop only
 calls `character_model`, so new pairing schemes never touch the loop.
 """
 
@@ -14,6 +15,8 @@ from inspect_ai.model import Model, get_model
 
 from ..dataset.schema import Character, Scenario
 from ..prompts import character_system_prompt
+
+CHARACTER_ROLE = "character"
 
 
 def system_prompt(scene: Scenario, character: Character) -> str:
@@ -28,8 +31,14 @@ def system_prompt(scene: Scenario, character: Character) -> str:
     )
 
 
+def character_role(name: str, model_roles: Mapping[str, str | None]) -> str:
+    """The Inspect model role that plays `name`: its binding, else `character`."""
+    return model_roles.get(name) or CHARACTER_ROLE
+
+
 def character_model(name: str, model_roles: Mapping[str, str | None]) -> Model:
-    """The model playing `name`: its bound role's model, else the evaluated model."""
-    role = model_roles.get(name)
-    # By design an unbound role (sender, receiver) is played by the evaluated model.
-    return get_model(role=role, default=get_model()) if role else get_model()
+    """The model playing `name`, on its role: the role's bound model, else the evaluated model.
+
+    Either way the calls carry the role, so Inspect's per-role usage covers every character.
+    """
+    return get_model(role=character_role(name, model_roles), default=get_model())

@@ -15,9 +15,14 @@ from ..dataset.samples import scenario_of
 from ..dataset.schema import Scenario
 from ..prompts import GREETING
 from ..protocol import Protocol
+from ..seeding import scene_rng
 from .characters import character_model, system_prompt
 from .conversation import Conversation, SeatViews, Turn
-from .speakers import scene_rng, speaker_order
+from .speakers import speaker_order
+
+# Not "turn": Inspect View reserves that span type for its own outline, where it would fold
+# our turns into unnamed "1 turn" rows.
+TURN_SPAN = "utterance"
 
 
 def turn_plan(
@@ -31,18 +36,24 @@ def turn_plan(
 
 
 def transcript_message(turn: Turn, model: str | None, role: str | None) -> ChatMessage:
-    """A turn as Inspect View shows it: the speaker's name in the text and in the metadata."""
+    """A turn as Inspect View's Messages tab shows it: `Speaker: text`. Metadata only where it
+    adds to that: a bound model role (pairwise), and the mark of the scripted greeting."""
+    metadata: dict[str, str | bool] = {}
+    if role is not None:
+        metadata["model_role"] = role
+    if turn.scripted:
+        metadata["scripted"] = True
     return ChatMessageAssistant(
         content=f"{turn.speaker}: {turn.text}",
         model=model,
         source="generate" if not turn.scripted else None,
-        metadata={
-            "speaker": turn.speaker,
-            "turn": turn.index,
-            "model_role": role,
-            "scripted": turn.scripted,
-        },
+        metadata=metadata or None,
     )
+
+
+def turn_span(turn: int, speaker: str) -> str:
+    """The span name of a model turn (type `TURN_SPAN`), as the Transcript outline lists it."""
+    return f"{speaker} · turn {turn}"
 
 
 @solver
@@ -70,7 +81,7 @@ def simulation(protocol: Protocol | None = None, seed: int = 0) -> Solver:
         views = SeatViews(turns)  # each seat's history, extended per turn, not rebuilt per call
 
         for index, speaker in enumerate(order, start=1):
-            async with span(f"turn {index}: {speaker}", type="turn"):
+            async with span(turn_span(index, speaker), type=TURN_SPAN):
                 if speaker not in models:
                     models[speaker] = character_model(speaker, model_roles)
                 model = models[speaker]
