@@ -22,6 +22,10 @@ from inspect_ai.event import ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
 
+from agentsense.dataset.samples import scenario_of
+from agentsense.scorers.interview import MCQ_SPAN
+from agentsense.solvers.simulation import TURN_SPAN
+
 # --------------------------------------------------------------------------------------------
 # Fixtures of the official code (sense-parity/)
 # --------------------------------------------------------------------------------------------
@@ -136,11 +140,11 @@ def sent_requests(sample: EvalSample, provider_prefix: str) -> list[Sent]:
         if not isinstance(event, ModelEvent):
             continue
         span = spans[event.span_id] if event.span_id else None
-        if span is not None and span.type == "turn":
+        if span is not None and span.type == TURN_SPAN:
             kind = "turn"
         elif event.role == "judge":
             kind = "judge"
-        elif span is not None and span.name.startswith("mcq"):
+        elif span is not None and span.type == MCQ_SPAN:
             kind = "mcq"
         else:
             kind = "interview"
@@ -182,6 +186,48 @@ def score_of(sample: EvalSample) -> tuple[dict[str, float], dict[str, Any]]:
     score = next(iter(sample.scores.values()))
     assert isinstance(score.value, dict)
     return {key: float(value) for key, value in score.value.items()}, dict(score.metadata or {})
+
+
+def _kind(asker: str) -> str:
+    """The fixtures' answer kind of a logged asker (`self`, `other:<name>`, `judge_<i>`)."""
+    return "self" if asker == "self" else "others" if asker.startswith("other:") else "judge"
+
+
+def goal_answers(sample: EvalSample) -> dict[str, dict[str, dict[str, list[dict[str, Any]]]]]:
+    """The logged goal answers as the fixtures hold them: character -> goal text -> kind ->
+    answers (in the order asked)."""
+    _, metadata = score_of(sample)
+    scene = scenario_of(sample.metadata)
+    nested: dict[str, dict[str, dict[str, list[dict[str, Any]]]]] = {}
+    for row in metadata["goal_answers"]:
+        text = scene.character(row["character"]).goals[row["goal"] - 1].goal
+        kinds = nested.setdefault(row["character"], {}).setdefault(text, {})
+        kinds.setdefault(_kind(row["asker"]), []).append(row)
+    return nested
+
+
+def per_goal(sample: EvalSample) -> dict[str, dict[str, dict[str, float]]]:
+    """The logged per-goal scores keyed as officially: character -> goal text -> scores."""
+    _, metadata = score_of(sample)
+    scene = scenario_of(sample.metadata)
+    keyed: dict[str, dict[str, dict[str, float]]] = {}
+    for row in metadata["goal_scores"]:
+        text = scene.character(row["character"]).goals[row["goal"] - 1].goal
+        keyed.setdefault(row["character"], {})[text] = row
+    return keyed
+
+
+def per_character(metadata: Mapping[str, Any]) -> dict[str, dict[str, float]]:
+    """The logged per-character goal scores: character -> scores."""
+    return {row["character"]: row for row in metadata["character_scores"]}
+
+
+def mcq_answers(metadata: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The logged MCQ answers per asked character, in question order."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for row in metadata["mcq_answers"]:
+        grouped.setdefault(row["character"], []).append(row)
+    return grouped
 
 
 def metric_values(log: EvalLog) -> dict[str, dict[str, float]]:

@@ -74,11 +74,13 @@ def test_blind_accuracy_uses_the_official_parser_and_aggregation(blind_log: Eval
         assert score.metadata is not None
         per_character = []
         for character in scene.characters:
-            records = score.metadata["mcq"][character.name]
+            records = [r for r in score.metadata["mcq_answers"] if r["character"] == character.name]
             hits = []
             for record, item in zip(records, character.info_reason_questions, strict=True):
                 chosen = official_choice(record["answer"], item.options, "upper")
-                assert record["reading"] == chosen
+                assert record["reading"] == (None if chosen is None else "ABCDEFGH"[chosen])
+                assert record["correct"] == "ABCDEFGH"[item.answer_label]
+                assert record["right"] == (chosen == item.answer_label)
                 hits.append(float(chosen == item.answer_label))
             per_character.append(statistics.fmean(hits))
         assert math.isclose(score.value[BLIND_KEY], statistics.fmean(per_character))  # type: ignore[index]

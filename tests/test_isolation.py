@@ -22,7 +22,6 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, resolve_sample_attachments
 from inspect_ai.model import get_model
-from inspect_ai.util import Store
 
 from agentsense.dataset.samples import demo_path
 from agentsense.dataset.schema import Scenario
@@ -31,8 +30,8 @@ from agentsense.scorers.goal import goal_questions
 from agentsense.scorers.interview import Interviewer
 from agentsense.scorers.judge_panel import Judge
 from agentsense.scorers.mcq import mcq_questions
+from agentsense.seeding import scene_rng
 from agentsense.solvers.conversation import Conversation, Turn
-from agentsense.solvers.speakers import scene_rng
 
 AGENT = "standin/persona/agent"
 JUDGE = "standin/persona/judge-a"
@@ -337,9 +336,7 @@ def test_interviewer_requests_on_every_demo_scene(
         scene = Scenario.model_validate(record)
         turns = synthetic_turns(scene)
         start = turns[0].speaker
-        # A detached store per scene (outside a sample every StoreModel shares one global store).
-        conversation = Conversation(store=Store(), start_speaker=start, turns=turns)
-        interviewer = Interviewer(scene, conversation, protocol, {}, judges)
+        interviewer = Interviewer(scene, turns, start, protocol, {}, judges)
         prompts = {c["name"]: persona_prompt(record, c) for c in record["characters"]}
         questions = [
             *goal_questions(scene, judges),

@@ -81,11 +81,13 @@ def test_every_character_is_played_by_its_role_model(pair_log: EvalLog) -> None:
     expected = {"sender": SENDER, "receiver": RECEIVER}
     for sample in pair_log.samples:
         roles = sample.metadata["model_roles"]
-        turns = [m for m in sample.messages if m.metadata and not m.metadata.get("scripted")]
+        spoken = [m for m in sample.messages if m.role == "assistant"]
+        stored = sample.store["Conversation:turns"]
+        turns = [(m, t) for m, t in zip(spoken, stored, strict=True) if not t["scripted"]]
         assert turns
-        for message in turns:
-            speaker = message.metadata["speaker"]  # type: ignore[index]
-            assert message.metadata["model_role"] == roles[speaker]  # type: ignore[index]
+        for message, turn in turns:
+            speaker = turn["speaker"]
+            assert message.metadata == {"model_role": roles[speaker]}
             assert message.model == expected[roles[speaker]]  # type: ignore[union-attr]
         models = {event.model for event in sample.events if isinstance(event, ModelEvent)}
         assert models == {SENDER, RECEIVER, *JUDGES}  # the evaluated model plays nobody
@@ -98,7 +100,12 @@ def test_pairwise_scores_goals_and_mcqs(pair_log: EvalLog) -> None:
             score.value
         )  # type: ignore[arg-type]
         assert score.metadata is not None
-        assert set(score.metadata["goals"]) == set(sample.metadata["model_roles"])
+        roles = sample.metadata["model_roles"]
+        answered = {row["character"] for row in score.metadata["goal_answers"]}
+        assert answered == set(roles)
+        # The cast names the model that played each character.
+        expected = {"sender": SENDER, "receiver": RECEIVER}
+        assert score.metadata["cast"] == {name: expected[role] for name, role in roles.items()}
         assert score.metadata["judges"] == {"judge_1": JUDGES[0], "judge_2": JUDGES[1]}
 
 

@@ -33,11 +33,15 @@ from parity_replay import (
     SceneValues,
     Sent,
     fixture_dir,
+    goal_answers,
     load_fixtures,
+    mcq_answers,
     mcq_text,
     metric_values,
     multiset,
     official_template_results,
+    per_character,
+    per_goal,
     persona_prompt,
     recorded_requests,
     replay_dataset,
@@ -131,14 +135,13 @@ def test_evaluation_requests_equal_the_recording(replay: Run, scene_id: int | st
 
 @pytest.mark.parametrize("scene_id", SCENE_IDS)
 def test_goal_answers_equal_the_recording(replay: Run, scene_id: int | str) -> None:
-    _, metadata = score_of(replay.samples[scene_id])
     official = _fixture(scene_id)["official_result"]["goal_answer"]
     ours = {
         character: {
             goal: {kind: [a["answer"] for a in answers] for kind, answers in kinds.items()}
             for goal, kinds in goals.items()
         }
-        for character, goals in metadata["goals"].items()
+        for character, goals in goal_answers(replay.samples[scene_id]).items()
     }
     assert ours == official
 
@@ -154,16 +157,14 @@ def test_goal_metrics_equal_the_recording(replay: Run, scene_id: int | str) -> N
     for key in keys:
         assert same(value[key], official[_official_key(key, judges)]), key
     # Per character, and per goal (official per-goal judge list: [j1 .. jJ, avg, mode]).
-    assert set(metadata["goal_per_character"]) == {
-        k for k, v in official.items() if isinstance(v, dict)
-    }
-    for character, scores in metadata["goal_per_character"].items():
+    assert set(per_character(metadata)) == {k for k, v in official.items() if isinstance(v, dict)}
+    for character, scores in per_character(metadata).items():
         for key in keys:
             assert same(scores[key], official[character][_official_key(key, judges)]), (
                 character,
                 key,
             )
-        for goal, goal_scores in metadata["goal_per_goal"][character].items():
+        for goal, goal_scores in per_goal(replay.samples[scene_id])[character].items():
             recorded = official[character][goal]
             assert same(goal_scores["self"], recorded["self"])
             assert same(goal_scores["other"], recorded["others"])
@@ -180,7 +181,8 @@ def test_mcq_answers_and_accuracy_equal_the_recording(replay: Run, scene_id: int
     value, metadata = score_of(replay.samples[scene_id])
     official = _fixture(scene_id)["official_result"]
     for character, answers in official["info_answer"].items():
-        assert [a["answer"] for a in metadata["mcq"].get(character, [])] == answers, character
+        logged = mcq_answers(metadata).get(character, [])
+        assert [a["answer"] for a in logged] == answers, character
     info = official["info_metrics"]
     if not info:  # gated off officially (first character has no MCQ): not scored here
         assert math.isnan(value["mcq_accuracy"])
@@ -716,10 +718,10 @@ def _check_goals(
     assert list(metadata["judges"].values()) == list(JUDGES)
     for key in GOAL_KEYS:
         assert same(value[key], scenes[scene_id][key]), key
-    assert set(metadata["goal_per_character"]) == set(characters[scene_id])
+    assert set(per_character(metadata)) == set(characters[scene_id])
     for name, expected in characters[scene_id].items():
         for key in GOAL_KEYS:
-            assert same(metadata["goal_per_character"][name][key], expected[key]), (name, key)
+            assert same(per_character(metadata)[name][key], expected[key]), (name, key)
 
 
 def _check_mcq(
@@ -741,7 +743,7 @@ def test_synthetic_official_goal_scores(synthetic: Run, scene_id: int) -> None:
 
 def test_synthetic_official_per_judge_columns_take_the_first_judge_question(synthetic: Run) -> None:
     owner, goal = TWO_JUDGE_QUESTIONS
-    scores = score_of(synthetic.samples[901])[1]["goal_per_goal"][owner][goal]
+    scores = per_goal(synthetic.samples[901])[owner][goal]
     for key, expected in OFFICIAL_TWO_QUESTION_GOAL.items():
         assert same(scores[key], expected), key
 
@@ -847,7 +849,7 @@ def test_corrected_goal_scores(corrected: Run, scene_id: int) -> None:
 
 def test_corrected_yes_no_reading(corrected: Run) -> None:
     """`yes` counts as yes; `Yesterday ...` and `I cannot say.` are unreadable (None), not no."""
-    goals = score_of(corrected.samples[901])[1]["goals"]
+    goals = goal_answers(corrected.samples[901])
     readings = {
         answer["answer"]: answer["reading"]
         for character in goals.values()
@@ -864,7 +866,7 @@ def test_corrected_yes_no_reading(corrected: Run) -> None:
 
 def test_corrected_per_judge_columns_use_every_judge_question(corrected: Run) -> None:
     owner, goal = TWO_JUDGE_QUESTIONS
-    scores = score_of(corrected.samples[901])[1]["goal_per_goal"][owner][goal]
+    scores = per_goal(corrected.samples[901])[owner][goal]
     for key, expected in CORRECTED_TWO_QUESTION_GOAL.items():
         assert same(scores[key], expected), key
 

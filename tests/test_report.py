@@ -218,8 +218,8 @@ def test_attacker_and_defender(out: Path, logs: dict[str, EvalLog]) -> None:
     correct = []
     for log in (logs[A],):
         for sample in log.samples or []:
-            for answers in sample.scores["goal_and_mcq"].metadata["mcq"].values():  # type: ignore[index, union-attr]
-                correct += [float(a["reading"] == a["answer_label"]) for a in answers]
+            answers = sample.scores["goal_and_mcq"].metadata["mcq_answers"]  # type: ignore[index, union-attr]
+            correct += [float(a["reading"] == a["correct"]) for a in answers]
     assert math.isclose(table.loc[A, "attack_mean"], statistics.fmean(correct))
     # In a homogeneous run every probed secret is the same model's: defence = 1 - attack.
     assert math.isclose(table.loc[A, "defence_mean"], 1 - statistics.fmean(correct))

@@ -17,7 +17,6 @@ The columns (`ANSWER_COLUMNS`), documented for users of `inspect_ai.analysis`:
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -42,49 +41,48 @@ ANSWER_COLUMNS = [
     "reading",
     "unreadable",
 ]
-# Score metadata names the kind `others`; the score key (and this frame) say `other`.
-_KINDS = {"self": "self", "others": "other", "judge": "judge"}
 
 
 def _reading(value: Any) -> float:
     return float(value) if value is not None else float("nan")
 
 
+def _kind_and_asker(row: Mapping[str, Any]) -> tuple[str, str]:
+    """A logged asker (`self`, `other:<name>`, `judge_<i>`) as this frame's kind and asker."""
+    asker = str(row["asker"])
+    if asker == "self":
+        return "self", str(row["character"])
+    if asker.startswith("other:"):
+        return "other", asker.removeprefix("other:")
+    return "judge", asker
+
+
 def answer_rows(
-    scene: Scenario,
-    goals: Mapping[str, Any],
-    judges: Mapping[str, str],
-    character_models: Mapping[str, str],
-    key: Mapping[str, Any],
+    scene: Scenario, logged: Sequence[Mapping[str, Any]], key: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
-    """The rows of one scored sample, from its score metadata `goals` (character -> goal -> kind
-    -> answer records, as `scorers.goal.score_goals` writes them)."""
+    """The rows of one scored sample, from its score metadata `goal_answers` (one flat row per
+    answer, goals and questions numbered from 1, as `scorers.goal.score_goals` logs them)."""
     rows: list[dict[str, Any]] = []
-    for character in scene.characters:
-        for index, goal in enumerate(character.goals):
-            kinds = (goals.get(character.name) or {}).get(goal.goal) or {}
-            for kind, records in kinds.items():
-                asked: Counter[str] = Counter()
-                for record in records:
-                    asker = str(record["to"])
-                    model = judges.get(asker) if kind == "judge" else character_models.get(asker)
-                    rows.append(
-                        {
-                            **key,
-                            "template_id": str(scene.template_idx),
-                            "character": character.name,
-                            "goal_index": index,
-                            "category": goal.category,
-                            "kind": _KINDS[kind],
-                            "asker": asker,
-                            "model": model,
-                            "item": asked[asker],
-                            "answer": str(record["answer"]),
-                            "reading": _reading(record["reading"]),
-                            "unreadable": robust_yes(str(record["answer"])) is None,
-                        }
-                    )
-                    asked[asker] += 1
+    for record in logged:
+        character = scene.character(str(record["character"]))
+        index = int(record["goal"]) - 1
+        kind, asker = _kind_and_asker(record)
+        rows.append(
+            {
+                **key,
+                "template_id": str(scene.template_idx),
+                "character": character.name,
+                "goal_index": index,
+                "category": character.goals[index].category,
+                "kind": kind,
+                "asker": asker,
+                "model": record["model"],
+                "item": int(record["item"]) - 1,
+                "answer": str(record["answer"]),
+                "reading": _reading(record["reading"]),
+                "unreadable": robust_yes(str(record["answer"])) is None,
+            }
+        )
     return rows
 
 

@@ -6,9 +6,10 @@ names) of every sample and epoch. From them:
 
 - `evals`: one row per log;
 - `scenes`: one row per scored sample and epoch, with the scene's score values;
-- `goals`: one row per goal of a scored sample and epoch (per-goal scores recomputed from the
-  logged answers with the scorer's own rules, `scorers.goal.goal_scores`);
-- `mcqs`: one row per MCQ answer, with the asker (attacker) and the probed character (defender).
+- `goals`: one row per goal of a scored sample and epoch, with the per-goal scores the scorer
+  logged (score metadata `goal_scores`);
+- `mcqs`: one row per logged MCQ answer (`mcq_answers`), with the asker (attacker) and the probed
+  character (defender).
 
 Samples with an error or without an AgentSense score are left out (counted in `notes`), and so
 are logs of other tasks. A log with several scorings (re-judged with `inspect score --action
@@ -34,7 +35,6 @@ from inspect_ai.log import list_eval_logs
 
 from ..analysis.answers import answer_frame, answer_rows
 from ..dataset.schema import Scenario
-from ..scorers.goal import GoalReading, goal_scores
 from .errors import ReportError
 from .merge import LogData, config_key, merge_logs, signature
 from .targets import mcq_target
@@ -276,33 +276,17 @@ def scene_row(context: SampleContext, rounds: Any) -> dict[str, Any]:
     return row
 
 
-def _reading(records: list[dict[str, Any]]) -> GoalReading:
-    reading = GoalReading(
-        self_=[record["reading"] for record in records if record["_kind"] == "self"],
-        others=[record["reading"] for record in records if record["_kind"] == "others"],
-    )
-    asked: Counter[str] = Counter()
-    for record in (r for r in records if r["_kind"] == "judge"):
-        # Judge answers are logged question-major: the n-th answer of a judge is its n-th question.
-        reading.judge.setdefault(asked[record["to"]], {})[record["to"]] = record["reading"]
-        asked[record["to"]] += 1
-    return reading
-
-
 def goal_rows(context: SampleContext) -> list[dict[str, Any]]:
-    details = context.metadata.get("goals") or {}
-    judges = list((context.metadata.get("judges") or {}).keys())
-    official = context.metadata.get("protocol", "official") == "official"
+    """One row per goal, with the per-goal scores the scorer logged (`goal_scores`)."""
+    logged = {
+        (row["character"], row["goal"]): row for row in context.metadata.get("goal_scores") or []
+    }
     rows = []
     for character in context.scene.characters:
         for index, goal in enumerate(character.goals):
-            kinds = (details.get(character.name) or {}).get(goal.goal)
-            if not kinds:
+            scores = logged.get((character.name, index + 1))  # goals are logged from 1
+            if scores is None:
                 continue
-            records = [
-                {**record, "_kind": kind} for kind, entries in kinds.items() for record in entries
-            ]
-            scores = goal_scores(_reading(records), judges, official)
             rows.append(
                 {
                     **context.key,
@@ -312,35 +296,32 @@ def goal_rows(context: SampleContext) -> list[dict[str, Any]]:
                     "category": goal.category,
                     "role": context.character_roles.get(character.name),
                     "player": context.character_models[character.name],
-                    **{name: scores[name] for name in GOAL_METRICS},
+                    **{name: _float(scores[name]) for name in GOAL_METRICS},
                 }
             )
     return rows
 
 
 def mcq_rows(context: SampleContext) -> list[dict[str, Any]]:
+    """One row per MCQ answer the scorer logged (`mcq_answers`, MCQs numbered from 1)."""
     rows = []
-    for asker, answers in (context.metadata.get("mcq") or {}).items():
+    for answer in context.metadata.get("mcq_answers") or []:
+        asker, index = str(answer["character"]), int(answer["mcq"]) - 1
         items = context.scene.character(asker).info_reason_questions
-        # Answers are logged in the order of the character's questions.
-        for index, answer in enumerate(answers):
-            target = mcq_target(context.scene, asker, items[index])
-            rows.append(
-                {
-                    **context.key,
-                    "asker": asker,
-                    "item": index,
-                    "asker_model": context.character_models[asker],
-                    "asker_role": context.character_roles.get(asker),
-                    "target": target,
-                    "target_model": context.character_models.get(target) if target else None,
-                    "target_role": context.character_roles.get(target) if target else None,
-                    "correct": float(
-                        answer.get("reading") is not None
-                        and answer.get("reading") == answer.get("answer_label")
-                    ),
-                }
-            )
+        target = mcq_target(context.scene, asker, items[index])
+        rows.append(
+            {
+                **context.key,
+                "asker": asker,
+                "item": index,
+                "asker_model": context.character_models[asker],
+                "asker_role": context.character_roles.get(asker),
+                "target": target,
+                "target_model": context.character_models.get(target) if target else None,
+                "target_role": context.character_roles.get(target) if target else None,
+                "correct": float(bool(answer["right"])),
+            }
+        )
     return rows
 
 
@@ -457,13 +438,7 @@ def _read_log(path: str, scorer: str | None, full: bool) -> LogData | str:
         log.rows["goals"].extend(goal_rows(context))
         log.rows["mcqs"].extend(mcq_rows(context))
         log.rows["answers"].extend(
-            answer_rows(
-                context.scene,
-                context.metadata.get("goals") or {},
-                context.metadata.get("judges") or {},
-                context.character_models,
-                context.key,
-            )
+            answer_rows(context.scene, context.metadata.get("goal_answers") or [], context.key)
         )
         if run["task"] in JUDGED_TASKS and isinstance(metadata.get("judges"), dict):
             # The panel that scored (re-judging with `inspect score` keeps the log's roles).

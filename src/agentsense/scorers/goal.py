@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..dataset.schema import Scenario
 from ..protocol import Protocol
 from .answers import official_yes, robust_yes
-from .interview import Question, answer_record
+from .interview import Question
 from .judge_panel import Judge
 
 GoalScores = dict[str, float]
+Row = dict[str, Any]  # one flat record of the score metadata
 
 
 def goal_questions(scene: Scenario, judges: Sequence[Judge]) -> list[Question]:
@@ -117,19 +118,40 @@ def combine(rows: Sequence[GoalScores], official: bool) -> GoalScores:
     return {key: average([row[key] for row in rows]) for key in keys}
 
 
+def goal_answer_row(question: Question, model: str, answer: str, reading: int | None) -> Row:
+    """One goal answer as logged (score metadata `goal_answers`, one flat row per answer)."""
+    assert question.goal is not None
+    return {
+        "character": question.about,
+        "goal": question.goal + 1,
+        "asker": question.asker,
+        "item": question.item + 1,  # which of the goal's questions to this kind of asker
+        "model": model,
+        "question": question.text,
+        "answer": answer,
+        "reading": reading,
+    }
+
+
 def score_goals(
-    scene: Scenario, answers: dict[Question, str], judges: Sequence[Judge], protocol: Protocol
+    scene: Scenario,
+    answers: Mapping[Question, str],
+    judges: Sequence[Judge],
+    protocol: Protocol,
+    models: Mapping[Question, str] | None = None,
 ) -> tuple[GoalScores, dict[str, Any]]:
-    """The scene's goal scores and the per-goal details that go into the score metadata."""
+    """The scene's goal scores and the flat rows that go into the score metadata: every answer
+    with its reading (`goal_answers`), the scores of every goal (`goal_scores`) and of every
+    character (`character_scores`); goals are numbered from 1. `models`: who answered each
+    question (unknown: empty)."""
+    models = models or {}
     read = official_yes if protocol.official else robust_yes
     keys = [judge.key for judge in judges]
     readings: dict[tuple[str, int], GoalReading] = {}
-    details: dict[str, Any] = {}
-    unreadable = 0
+    rows: list[Row] = []
     for question, answer in answers.items():
         assert question.goal is not None
         value = read(answer)
-        unreadable += value is None
         reading = readings.setdefault((question.about, question.goal), GoalReading())
         if question.kind == "self":
             reading.self_.append(value)
@@ -137,26 +159,23 @@ def score_goals(
             reading.others.append(value)
         else:
             reading.judge.setdefault(question.item, {})[question.interviewee] = value
-        goal = scene.character(question.about).goals[question.goal].goal
-        details.setdefault(question.about, {}).setdefault(goal, {}).setdefault(
-            question.kind, []
-        ).append(answer_record(question, answer, value))
-    per_goal: dict[str, dict[str, GoalScores]] = {}
-    per_character: dict[str, GoalScores] = {}
+        rows.append(goal_answer_row(question, models.get(question, ""), answer, value))
+    goal_rows: list[Row] = []
+    character_rows: list[Row] = []
+    per_character: list[GoalScores] = []
     for character in scene.characters:
-        rows = [
+        scores = [
             goal_scores(readings.get((character.name, g), GoalReading()), keys, protocol.official)
             for g in range(len(character.goals))
         ]
-        # Keyed by goal text, as officially (two identical goals of a character collide there too).
-        per_goal[character.name] = {
-            goal.goal: row for goal, row in zip(character.goals, rows, strict=True)
-        }
-        per_character[character.name] = combine(rows, protocol.official)
-    scores = combine(list(per_character.values()), protocol.official)
-    return scores, {
-        "goals": details,
-        "goal_per_goal": per_goal,
-        "goal_per_character": per_character,
-        "unreadable_goal_answers": unreadable,
+        goal_rows += [
+            {"character": character.name, "goal": g, **row} for g, row in enumerate(scores, 1)
+        ]
+        per_character.append(combine(scores, protocol.official))
+        character_rows.append({"character": character.name, **per_character[-1]})
+    return combine(per_character, protocol.official), {
+        "goal_answers": rows,
+        "goal_scores": goal_rows,
+        "character_scores": character_rows,
+        "unreadable_goal_answers": sum(row["reading"] is None for row in rows),
     }

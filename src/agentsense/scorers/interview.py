@@ -10,20 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
-import anyio
 from inspect_ai.model import ChatMessage, GenerateConfig, Model
-from inspect_ai.util import span
+from inspect_ai.util import collect, span
 
 from ..dataset.schema import Scenario
 from ..prompts import JUDGE_SYSTEM_PROMPT
 from ..protocol import Protocol
 from ..solvers.characters import character_model, system_prompt
-from ..solvers.conversation import Conversation, SeatViews, Turn
+from ..solvers.conversation import SeatViews, Turn
 from .judge_panel import Judge
 
 Kind = Literal["self", "others", "judge", "mcq"]
+INTERVIEW_SPAN = "interview"  # span types of the goal and the MCQ interviews
+MCQ_SPAN = "mcq"
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,22 @@ class Question:
     item: int  # position among the goal's questions of this kind, or of the MCQs
     interviewee: str  # a character name or a judge key
     text: str
+    labels: str = ""  # an MCQ's option marks ("ABC...")
+
+    @property
+    def asker(self) -> str:
+        """Who answers, as records name it: `self`, `other:<name>`, `judge_<i>` (MCQs: `self`)."""
+        if self.kind == "others":
+            return f"other:{self.interviewee}"
+        return self.interviewee if self.kind == "judge" else "self"
+
+
+def interview_label(question: Question, model: str) -> str:
+    """The name of an interview in the transcript: whose goal (from 1) or MCQ, and who answers."""
+    if question.goal is None:
+        return f"{question.about} · MCQ {question.item + 1}"
+    asker = f"{question.asker} ({model})" if question.kind == "judge" else question.asker
+    return f"{question.about} · goal {question.goal + 1} · {asker}"
 
 
 @dataclass(frozen=True)
@@ -46,25 +63,26 @@ class Request:
 
 
 class Interviewer:
-    """Builds and sends the interview requests of one scene."""
+    """Builds and sends the interview requests of one scene (`turns`: the conversation so far;
+    `start`: its starting speaker, whose seat every interviewee shares in official mode)."""
 
     def __init__(
         self,
         scene: Scenario,
-        conversation: Conversation,
+        turns: Sequence[Turn],
+        start: str | None,
         protocol: Protocol,
         model_roles: Mapping[str, str | None],
         judges: Sequence[Judge] = (),
     ) -> None:
         self.scene = scene
-        self.turns: list[Turn] = list(conversation.turns)
-        self.start = conversation.start_speaker
+        self.start = start
         self.protocol = protocol
         self.model_roles = model_roles
         self.judges = {judge.key: judge for judge in judges}
         self._prompts = {c.name: system_prompt(scene, c) for c in scene.characters}
         # Made once per scene and shared by all its questions (see SeatViews).
-        self._views = SeatViews(self.turns)
+        self._views = SeatViews(turns)
         self._models: dict[str, Model] = {}
         self._judge_config = GenerateConfig(
             temperature=protocol.judge_temperature, max_tokens=protocol.max_tokens
@@ -84,47 +102,30 @@ class Interviewer:
         messages = self._views.prompt(self._prompts[name], viewer, question.text)
         return Request(self._model(name), messages, self._interview_config)
 
+    def model_name(self, question: Question) -> str:
+        """The model that answers `question` (a judge's, or the interviewee character's)."""
+        return str(self.request(question).model)
+
+    def player(self, name: str) -> str:
+        """The model that plays the character `name`."""
+        return str(self._model(name))
+
     def _model(self, name: str) -> Model:
         if name not in self._models:
             self._models[name] = character_model(name, self.model_roles)
         return self._models[name]
 
     async def ask(self, questions: Sequence[Question]) -> dict[Question, str]:
-        """Ask every question at once; the first failure (after Inspect's retries) is raised."""
-        answers: dict[Question, str] = {}
-        failures: list[BaseException] = []
+        """Ask every question at once (plan order kept); a failure (after Inspect's retries)
+        is raised as itself."""
 
-        async with anyio.create_task_group() as group:
+        async def ask_one(question: Question) -> str:
+            request = self.request(question)
+            label = interview_label(question, str(request.model))
+            kind = MCQ_SPAN if question.kind == "mcq" else INTERVIEW_SPAN
+            async with span(label, type=kind):
+                output = await request.model.generate(request.messages, config=request.config)
+            return output.completion or ""
 
-            async def ask_one(question: Question) -> None:
-                request = self.request(question)
-                label = f"{question.kind}: {question.interviewee}"
-                if question.kind != "mcq":
-                    label += f" on {question.about}'s goal {question.goal}"
-                try:
-                    async with span(label, type="interview"):
-                        output = await request.model.generate(
-                            request.messages, config=request.config
-                        )
-                    answers[question] = output.completion or ""
-                except Exception as error:  # keep the original error, not an exception group
-                    failures.append(error)
-                    group.cancel_scope.cancel()
-
-            for question in questions:
-                group.start_soon(ask_one, question)
-        if failures:
-            raise failures[0]
-        return {
-            question: answers[question] for question in questions
-        }  # plan order, not finish order
-
-
-def answer_record(question: Question, answer: str, reading: Any) -> dict[str, Any]:
-    """One answer as it goes into score metadata (and so into the log)."""
-    return {
-        "to": question.interviewee,
-        "question": question.text,
-        "answer": answer,
-        "reading": reading,
-    }
+        answers = await collect(*(ask_one(question) for question in questions))
+        return dict(zip(questions, answers, strict=True))

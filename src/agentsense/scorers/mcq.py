@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Mapping
 from typing import Any
 
 from ..dataset.schema import Scenario
 from ..prompts import OPTION_MARKS, mcq_prompt
 from ..protocol import OptionMark, Protocol
 from .answers import official_choice
-from .interview import Question, answer_record
+from .interview import Question
 
 
 def question_mark(protocol: Protocol, rng: random.Random) -> OptionMark:
@@ -33,7 +34,7 @@ def mcq_questions(scene: Scenario, protocol: Protocol, rng: random.Random) -> li
         for i, item in enumerate(character.info_reason_questions):
             labels = OPTION_MARKS[question_mark(protocol, rng)]
             text = mcq_prompt(item.question, item.options, labels)
-            questions.append(Question("mcq", character.name, None, i, character.name, text))
+            questions.append(Question("mcq", character.name, None, i, character.name, text, labels))
     return questions
 
 
@@ -41,14 +42,43 @@ def _mean(values: list[float]) -> float:
     return math.fsum(values) / len(values) if values else math.nan
 
 
+def option_label(index: int | None, labels: str) -> str | None:
+    """An option index as its mark (`D`), or the 0-based index when the marks are unknown."""
+    if index is None:
+        return None
+    return labels[index] if index < len(labels) else str(index)
+
+
+def mcq_answer_row(
+    question: Question, model: str, answer: str, chosen: int | None, correct: int
+) -> dict[str, Any]:
+    """One MCQ answer as logged (score metadata `mcq_answers`, one flat row per answer)."""
+    return {
+        "character": question.about,
+        "mcq": question.item + 1,
+        "asker": question.asker,
+        "model": model,
+        "question": question.text,
+        "answer": answer,
+        "reading": option_label(chosen, question.labels),
+        "correct": option_label(correct, question.labels),
+        "right": chosen is not None and chosen == correct,
+    }
+
+
 def score_mcq(
-    scene: Scenario, answers: dict[Question, str], protocol: Protocol
+    scene: Scenario,
+    answers: Mapping[Question, str],
+    protocol: Protocol,
+    models: Mapping[Question, str] | None = None,
 ) -> tuple[float, dict[str, Any]]:
-    """The scene's MCQ accuracy and the per-question details for the score metadata."""
+    """The scene's MCQ accuracy, each character's, and every answer as a flat row (`models`:
+    who answered each question; unknown: empty)."""
+    models = models or {}
     # Parse with the pattern of the mark in use; `all` accepts any of the three alphabets.
     mark: OptionMark = protocol.option_mark
     results: dict[str, list[float]] = {c.name: [] for c in scene.characters}
-    details: dict[str, list[dict[str, Any]]] = {}
+    rows: list[dict[str, Any]] = []
     unreadable = 0
     for question, answer in answers.items():
         item = scene.character(question.about).info_reason_questions[question.item]
@@ -56,9 +86,8 @@ def score_mcq(
         chosen = official_choice(prediction, item.options, mark)
         unreadable += chosen is None
         results[question.about].append(float(chosen is not None and chosen == item.answer_label))
-        record = answer_record(question, answer, chosen)
-        record["answer_label"] = item.answer_label
-        details.setdefault(question.about, []).append(record)
+        model = models.get(question, "")
+        rows.append(mcq_answer_row(question, model, answer, chosen, item.answer_label))
     per_character = {name: _mean(values) for name, values in results.items()}
     if protocol.official:
         first = scene.characters[0].name
@@ -67,7 +96,7 @@ def score_mcq(
     else:
         accuracy = _mean([value for value in per_character.values() if not math.isnan(value)])
     return accuracy, {
-        "mcq": details,
+        "mcq_answers": rows,
         "mcq_per_character": per_character,
         "unreadable_mcq_answers": unreadable,
     }

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from inspect_ai.log import transcript
 from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import span, store_as
@@ -19,10 +20,11 @@ from ..dataset.samples import scenario_of
 from ..dataset.schema import Scenario
 from ..metrics import clustered_uncertainty, psi, template_mean
 from ..protocol import Protocol
+from ..seeding import scene_rng
 from ..solvers.conversation import Conversation
-from ..solvers.speakers import scene_rng
+from .explanation import goal_explanation, headline, interview_record, mcq_explanation
 from .goal import goal_questions, score_goals
-from .interview import Interviewer, Question
+from .interview import Interviewer, Question, interview_label
 from .judge_panel import Judge, judge_panel
 from .mcq import mcq_questions, score_mcq
 
@@ -51,7 +53,14 @@ class SceneContext:
     model_roles: dict[str, str | None]
 
     def interviewer(self, judges: list[Judge]) -> Interviewer:
-        return Interviewer(self.scene, self.conversation, self.protocol, self.model_roles, judges)
+        return Interviewer(
+            self.scene,
+            self.conversation.turns,
+            self.conversation.start_speaker,
+            self.protocol,
+            self.model_roles,
+            judges,
+        )
 
 
 def scene_context(state: TaskState) -> SceneContext:
@@ -70,32 +79,14 @@ def scene_context(state: TaskState) -> SceneContext:
     )
 
 
-def _mark(value: Any) -> str:
-    if value is None:
-        return "?"
-    return "yes" if value == 1 else "no" if value == 0 else str(value)
-
-
-def goal_explanation(details: dict[str, Any]) -> str:
-    """A Markdown table of every goal answer, for the Scoring tab of Inspect View."""
-    lines = ["| character | goal | self | others | judges |", "|---|---|---|---|---|"]
-    for character, goals in details.items():
-        for goal, kinds in goals.items():
-            cells = [
-                ", ".join(f"{a['to']}: {_mark(a['reading'])}" for a in kinds.get(kind, []))
-                for kind in ("self", "others", "judge")
-            ]
-            lines.append(f"| {character} | {goal} | {' | '.join(cells)} |")
-    return "\n".join(lines)
-
-
-def mcq_explanation(details: dict[str, Any]) -> str:
-    lines = ["| character | answer | read as | correct |", "|---|---|---|---|"]
-    for character, answers in details.items():
-        for a in answers:
-            shown = a["answer"].replace("\n", " ").replace("|", "/")[:80]
-            lines.append(f"| {character} | {shown} | {a['reading']} | {a['answer_label']} |")
-    return "\n".join(lines)
+def record_interviews(
+    questions: list[Question], rows: list[dict[str, Any]], models: dict[Question, str]
+) -> None:
+    """One transcript info event per interview, in plan order: Inspect View shows these under
+    the scorer, where it hides the interview spans."""
+    for question, row in zip(questions, rows, strict=True):
+        label = interview_label(question, models[question])
+        transcript().info(interview_record(row, label), source="interview")
 
 
 async def interview_scene(state: TaskState, goals: bool, mcq: bool) -> Score:
@@ -105,28 +96,45 @@ async def interview_scene(state: TaskState, goals: bool, mcq: bool) -> Score:
     goal_asked = goal_questions(context.scene, judges) if goals else []
     rng = scene_rng(context.seed, state.sample_id, state.epoch, "option-marks")
     mcq_asked = mcq_questions(context.scene, context.protocol, rng) if mcq else []
+    interviewer = context.interviewer(judges)
     phase = " and ".join(part for part, on in (("goal", goals), ("MCQ", mcq)) if on)
     async with span(f"{phase} interviews", type="interviews"):
-        answers = await context.interviewer(judges).ask([*goal_asked, *mcq_asked])
+        answers = await interviewer.ask([*goal_asked, *mcq_asked])
+    models = {question: interviewer.model_name(question) for question in answers}
+    cast = {name: interviewer.player(name) for name in context.scene.names}
 
     value: dict[str, float] = {}
-    metadata: dict[str, Any] = {"protocol": context.protocol.mode}
+    metadata: dict[str, Any] = {"protocol": context.protocol.mode, "cast": cast}
     explanation: list[str] = []
     if goals:
-        goal_answers = _subset(answers, goal_asked)
-        scores, details = score_goals(context.scene, goal_answers, judges, context.protocol)
+        scores, details = score_goals(
+            context.scene, _subset(answers, goal_asked), judges, context.protocol, models
+        )
         value.update(scores)
-        metadata.update(details)
         metadata["judges"] = {judge.key: judge.name for judge in judges}
         metadata["judge_role_bound"] = judges_bound
-        explanation.append(goal_explanation(details["goals"]))
+        metadata.update(details)
+        texts = {c.name: [goal.goal for goal in c.goals] for c in context.scene.characters}
+        explanation.append(
+            goal_explanation(
+                details["goal_answers"], details["goal_scores"], metadata["judges"], cast, texts
+            )
+        )
+        record_interviews(goal_asked, details["goal_answers"], models)
     if mcq:
-        accuracy, details = score_mcq(context.scene, _subset(answers, mcq_asked), context.protocol)
+        accuracy, details = score_mcq(
+            context.scene, _subset(answers, mcq_asked), context.protocol, models
+        )
         value[MCQ_KEY] = accuracy
         metadata.update(details)
         metadata["mcq_scored"] = not math.isnan(accuracy)
-        explanation.append(mcq_explanation(details["mcq"]))
-    return Score(value=value, explanation="\n\n".join(explanation), metadata=metadata)
+        explanation.append(mcq_explanation(details["mcq_answers"]))
+        record_interviews(mcq_asked, details["mcq_answers"], models)
+    return Score(
+        value=value,
+        explanation="\n\n".join([headline(value), *explanation]),
+        metadata=metadata,
+    )
 
 
 def _subset(answers: dict[Question, str], questions: list[Question]) -> dict[Question, str]:

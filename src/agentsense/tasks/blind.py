@@ -17,17 +17,16 @@ from inspect_ai import Task, task
 from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import Store, StoreModel, span, store_as
+from inspect_ai.util import StoreModel, span, store_as
 from pydantic import Field
 
 from ..dataset.samples import scenario_of
 from ..metrics import clustered_uncertainty, template_mean
 from ..protocol import Mode, OptionMark, Protocol
+from ..scorers.explanation import mcq_explanation
 from ..scorers.interview import Interviewer, Question
 from ..scorers.mcq import mcq_questions, score_mcq
-from ..scorers.scoring import mcq_explanation
-from ..solvers.conversation import Conversation
-from ..solvers.speakers import scene_rng
+from ..seeding import scene_rng
 from .common import TaskArguments, agentsense_task, task_scenes
 
 BLIND_KEY = "blind_mcq_accuracy"
@@ -38,14 +37,14 @@ BLIND_EXCLUDES = ("max_messages",)
 class BlindAnswers(StoreModel):
     """The blind answers of one scene (sample store), so `inspect score` can re-read them."""
 
-    answers: list[dict[str, Any]] = Field(default_factory=list)  # {about, item, text, answer}
+    # {about, item, text, labels, model, answer}
+    answers: list[dict[str, Any]] = Field(default_factory=list)
     protocol: dict[str, Any] = Field(default_factory=dict)
 
 
 def _as_question(record: dict[str, Any]) -> Question:
-    return Question(
-        "mcq", record["about"], None, int(record["item"]), record["about"], record["text"]
-    )
+    about, item = record["about"], int(record["item"])
+    return Question("mcq", about, None, item, about, record["text"], record.get("labels", ""))
 
 
 @solver
@@ -58,14 +57,21 @@ def blind_interview(protocol: Protocol | None = None, seed: int = 0) -> Solver:
         # Same option marks as the real MCQ round for this seed and epoch.
         rng = scene_rng(seed, state.sample_id, state.epoch, "option-marks")
         questions = mcq_questions(scene, settings, rng)
-        # An empty conversation: each request is [persona system prompt, MCQ].
-        interviewer = Interviewer(scene, Conversation(store=Store()), settings, model_roles={})
+        # No conversation: each request is [persona system prompt, MCQ].
+        interviewer = Interviewer(scene, [], None, settings, model_roles={})
         async with span("blind MCQs", type="interviews"):
             answers = await interviewer.ask(questions)
         record = store_as(BlindAnswers)
         record.protocol = settings.model_dump()
         record.answers = [
-            {"about": q.about, "item": q.item, "text": q.text, "answer": answer}
+            {
+                "about": q.about,
+                "item": q.item,
+                "text": q.text,
+                "labels": q.labels,
+                "model": interviewer.model_name(q),
+                "answer": answer,
+            }
             for q, answer in answers.items()
         ]
         summary = "\n".join(f"{q.about}: {answer}" for q, answer in answers.items())
@@ -85,11 +91,12 @@ def blind_mcq() -> Scorer:
             raise ValueError(f"Sample {state.sample_id} has no blind answers in its store.")
         protocol = Protocol.model_validate(stored.protocol)
         answers = {_as_question(record): str(record["answer"]) for record in stored.answers}
-        accuracy, details = score_mcq(scenario_of(state.metadata), answers, protocol)
+        models = {_as_question(record): str(record.get("model", "")) for record in stored.answers}
+        accuracy, details = score_mcq(scenario_of(state.metadata), answers, protocol, models)
         metadata = {"protocol": protocol.mode, **details, "mcq_scored": not math.isnan(accuracy)}
         return Score(
             value={BLIND_KEY: accuracy},
-            explanation=mcq_explanation(details["mcq"]),
+            explanation=mcq_explanation(details["mcq_answers"]),
             metadata=metadata,
         )
 
@@ -120,4 +127,5 @@ def blind(
         scorer=blind_mcq(),
         scenes=scenes,
         epochs=epochs,
+        headline_score=BLIND_KEY,
     )

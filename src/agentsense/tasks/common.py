@@ -13,8 +13,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from inspect_ai import Task
+from inspect_ai.log import HeadlineMetric
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
+from inspect_ai.viewer import SampleScoreView, TaskSamplesColumn, TaskSamplesView, ViewerConfig
 from pydantic import ConfigDict, Field, ValidationError
 
 from ..dataset.samples import RoleBinding, load_scenarios, no_roles, scene_dataset
@@ -27,6 +29,24 @@ from ..solvers.simulation import simulation
 from ..version import eval_version
 
 SceneFilter = Callable[[Scenario], bool]
+
+# Inspect View: the sample list hides Target and Answer (AgentSense has none), the sample
+# header shows every score key as wrapping chips.
+VIEWER = ViewerConfig(
+    task_samples_view=TaskSamplesView(
+        name="AgentSense",
+        columns=[
+            TaskSamplesColumn(id="target", visible=False),
+            TaskSamplesColumn(id="answer", visible=False),
+        ],
+    ),
+    sample_score_view=SampleScoreView(default="chips"),
+)
+
+
+def headline(score: str) -> HeadlineMetric:
+    """The task's headline in the log list: the mean of one score key, whichever scorer."""
+    return HeadlineMetric(score=score, metric="mean")
 
 
 class TaskArguments(Protocol):
@@ -146,6 +166,7 @@ def agentsense_task(
     solver: Solver | None = None,
     bind: RoleBinding = no_roles,
     epochs: int | None = None,
+    headline_score: str = "judge_majority",
 ) -> Task:
     """A task on `scenes`: the simulation (unless another solver is given) and `scorer`."""
     protocol = arguments.settings
@@ -156,4 +177,6 @@ def agentsense_task(
         epochs=epochs,
         version=eval_version().comparability_version,
         metadata=task_metadata(arguments.dataset, protocol.model_dump(), arguments.seed),
+        viewer=VIEWER,
+        headline_metric=headline(headline_score),
     )

@@ -47,7 +47,9 @@ def info(
     """Private-information MCQ accuracy on the scenes that have MCQs."""
     arguments = TaskArguments.parse(locals())
     scenes = task_scenes(arguments, "info", keep=lambda scene: scene.has_mcq)
-    return agentsense_task(arguments, scorer=mcq_accuracy(), scenes=scenes)
+    return agentsense_task(
+        arguments, scorer=mcq_accuracy(), scenes=scenes, headline_score="mcq_accuracy"
+    )
 
 
 @task

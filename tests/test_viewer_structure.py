@@ -1,0 +1,272 @@
+"""The log structure Inspect View relies on to show AgentSense readably (issue #11).
+
+- Transcript: one span per model turn, of a type the viewer does not fold into its own "turn"
+  rows, named by the speaker; one labelled record (info event) per interview, in a fresh run and
+  after `inspect score` re-judging;
+- every model call carries a model role (characters on `character` by default, or on their
+  pairwise role), so per-role usage is complete;
+- Messages: `Speaker: text`, metadata only where it adds something;
+- Scoring: a readable explanation, and score metadata of flat rows that `inspect_ai.analysis`
+  reads into a frame;
+- task settings: judge majority (or MCQ accuracy) as headline, empty sample-list columns hidden.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from inspect_ai import eval, score
+from inspect_ai.analysis import SampleColumn, SampleScores, samples_df
+from inspect_ai.event import InfoEvent, ModelEvent, SpanBeginEvent
+from inspect_ai.log import EvalLog, EvalSample, headline_metric, read_eval_log
+
+from agentsense.dataset.samples import scenario_of
+from agentsense.scorers import goal_completion
+from agentsense.scorers.interview import INTERVIEW_SPAN, MCQ_SPAN
+from agentsense.solvers.characters import CHARACTER_ROLE
+from agentsense.solvers.simulation import TURN_SPAN
+from agentsense.tasks import full, info, pairwise
+
+AGENT = "standin/persona/agent"
+JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b", "standin/persona/judge-c"]
+WITH_MCQ, WITHOUT_MCQ = 101, 201
+GOAL_ROW = {"character", "goal", "asker", "item", "model", "question", "answer", "reading"}
+MCQ_ROW = {"character", "mcq", "asker", "model", "question", "answer", "reading", "correct"}
+
+
+@pytest.fixture(scope="module")
+def full_log(tmp_path_factory: pytest.TempPathFactory) -> EvalLog:
+    (log,) = eval(
+        full(dataset="demo", max_messages=5),
+        model=AGENT,
+        model_roles={"judge": JUDGES},
+        sample_id=[WITH_MCQ, WITHOUT_MCQ],
+        log_dir=str(tmp_path_factory.mktemp("full")),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    return read_eval_log(log.location, resolve_attachments=True)
+
+
+def sample_of(log: EvalLog, sample_id: int) -> EvalSample:
+    return next(s for s in log.samples or [] if s.id == sample_id)
+
+
+def spans(sample: EvalSample) -> dict[str, SpanBeginEvent]:
+    return {e.id: e for e in sample.events if isinstance(e, SpanBeginEvent)}
+
+
+def the_score(sample: EvalSample, name: str = "goal_and_mcq") -> tuple[dict[str, Any], Any]:
+    assert sample.scores is not None
+    result = sample.scores[name]
+    assert isinstance(result.value, dict) and result.metadata is not None
+    return result.metadata, result
+
+
+# --- Transcript --------------------------------------------------------------------------------
+
+
+def test_every_model_turn_has_its_own_span_named_by_its_speaker(full_log: EvalLog) -> None:
+    for sample in full_log.samples or []:
+        opened = spans(sample)
+        assert all(s.type != "turn" for s in opened.values())  # the viewer's own outline type
+        turns = sample.store["Conversation:turns"]
+        named = [s.name for s in opened.values() if s.type == TURN_SPAN]
+        assert named == [f"{t['speaker']} · turn {t['index']}" for t in turns[1:]]
+        in_turns = [
+            e
+            for e in sample.events
+            if isinstance(e, ModelEvent) and e.span_id and opened[e.span_id].type == TURN_SPAN
+        ]
+        assert len(in_turns) == len(turns) - 1  # one call per model turn, none elsewhere
+
+
+def interview_records(sample: EvalSample) -> list[str]:
+    return [
+        str(e.data) for e in sample.events if isinstance(e, InfoEvent) and e.source == "interview"
+    ]
+
+
+def test_every_interview_is_recorded_by_name(full_log: EvalLog) -> None:
+    sample = sample_of(full_log, WITH_MCQ)
+    metadata, _ = the_score(sample)
+    records = interview_records(sample)
+    rows = [*metadata["goal_answers"], *metadata["mcq_answers"]]
+    assert len(records) == len(rows)
+    judges = metadata["judges"]
+    for record, row in zip(records, rows, strict=True):
+        if "goal" in row:
+            asker = row["asker"]
+            named = f"{asker} ({judges[asker]})" if asker.startswith("judge_") else asker
+            label = f"{row['character']} · goal {row['goal']} · {named}"
+            reading = {1: "yes ✓", 0: "no ✗", None: "? (unreadable)"}[row["reading"]]
+        else:
+            label = f"{row['character']} · MCQ {row['mcq']}"
+            reading = f"answered ({row['reading']}), correct ({row['correct']})"
+        assert record.startswith(f"**{label}**"), record
+        assert f"**A:** {row['answer']}" in record and reading in record
+        assert " ".join(row["question"].split()) in record
+    # Both kinds of askers of the other side are there, numbered from 1.
+    askers = {row["asker"] for row in metadata["goal_answers"]}
+    assert {"self", "judge_1", "judge_2", "judge_3"} <= askers
+    assert any(a.startswith("other:") for a in askers)
+    assert min(row["goal"] for row in metadata["goal_answers"]) == 1
+
+
+def test_interview_spans_carry_the_same_labels(full_log: EvalLog) -> None:
+    sample = sample_of(full_log, WITH_MCQ)
+    opened = spans(sample)
+    names = [s.name for s in opened.values() if s.type in (INTERVIEW_SPAN, MCQ_SPAN)]
+    labels = [record.split("**")[1] for record in interview_records(sample)]
+    assert sorted(names) == sorted(labels)
+
+
+def test_rejudging_records_the_new_interviews(full_log: EvalLog) -> None:
+    rejudged = score(
+        full_log,
+        goal_completion(),
+        model_roles={"judge": ["standin/persona/judge-x"]},
+        action="append",
+        display="none",
+    )
+    sample = sample_of(rejudged, WITH_MCQ)
+    metadata, _ = the_score(sample, "goal_completion")
+    assert metadata["judges"] == {"judge_1": "standin/persona/judge-x"}
+    fresh = [r for r in interview_records(sample) if "judge_1 (standin/persona/judge-x)" in r]
+    judged = [row for row in metadata["goal_answers"] if row["asker"] == "judge_1"]
+    assert fresh and len(fresh) == len(judged)
+
+
+# --- model roles -------------------------------------------------------------------------------
+
+
+def test_every_model_call_has_a_role(full_log: EvalLog) -> None:
+    for sample in full_log.samples or []:
+        opened = spans(sample)
+        for event in (e for e in sample.events if isinstance(e, ModelEvent)):
+            span = opened[event.span_id] if event.span_id else None
+            expected = "judge" if span and span.name.split(" · ")[-1].startswith("judge_") else None
+            assert event.role == (expected or CHARACTER_ROLE), (span and span.name, event.role)
+    assert full_log.stats.role_usage.keys() == {CHARACTER_ROLE, "judge"}
+
+
+def test_pairwise_roles_default_to_the_evaluated_model(tmp_path: Path) -> None:
+    (log,) = eval(
+        pairwise(dataset="demo", max_messages=3),
+        model=AGENT,
+        model_roles={"sender": "standin/persona/s1", "judge": JUDGES[0]},
+        sample_id=[WITH_MCQ],
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    sample = (log.samples or [])[0]
+    models = {e.role: e.model for e in sample.events if isinstance(e, ModelEvent)}
+    assert models == {"sender": "standin/persona/s1", "receiver": AGENT, "judge": JUDGES[0]}
+    assert log.stats.role_usage.keys() == {"sender", "receiver", "judge"}
+    metadata, result = the_score(sample)
+    roles = sample.metadata["model_roles"]
+    played = {"sender": "standin/persona/s1", "receiver": AGENT}
+    assert metadata["cast"] == {name: played[role] for name, role in roles.items()}
+    for name, model in metadata["cast"].items():
+        assert f"**{name}** ({model})" in result.explanation
+
+
+# --- Messages ----------------------------------------------------------------------------------
+
+
+def test_messages_show_the_speaker_without_redundant_metadata(full_log: EvalLog) -> None:
+    for sample in full_log.samples or []:
+        spoken = [m for m in sample.messages if m.role == "assistant"]
+        turns = sample.store["Conversation:turns"]
+        for message, turn in zip(spoken, turns, strict=True):
+            assert message.text == f"{turn['speaker']}: {turn['text']}"
+            assert message.metadata == ({"scripted": True} if turn["scripted"] else None)
+
+
+# --- Scoring -----------------------------------------------------------------------------------
+
+
+def is_flat(value: Any) -> bool:
+    return not isinstance(value, dict | list)
+
+
+def test_score_metadata_is_flat_rows(full_log: EvalLog) -> None:
+    for sample in full_log.samples or []:
+        metadata, _ = the_score(sample)
+        for key, value in metadata.items():
+            if isinstance(value, list):
+                assert all(isinstance(r, dict) and all(map(is_flat, r.values())) for r in value)
+            elif isinstance(value, dict):
+                assert all(map(is_flat, value.values())), key
+        assert all(set(r) == GOAL_ROW for r in metadata["goal_answers"])
+        assert all(set(r) >= MCQ_ROW for r in metadata["mcq_answers"])
+
+
+def test_analysis_reads_the_rows_into_a_frame(full_log: EvalLog) -> None:
+    columns = [SampleColumn("id", path="id", required=True), *SampleScores]
+    frame = samples_df(full_log.location, columns=columns, quiet=True)
+    rows = []
+    for sample_id, logged in zip(frame["id"], frame["score_goal_and_mcq_metadata"], strict=True):
+        rows += [{"id": sample_id, **row} for row in json.loads(logged)["goal_answers"]]
+    answers = pd.DataFrame(rows)
+    assert set(answers.columns) >= GOAL_ROW
+    scene = scenario_of(sample_of(full_log, WITH_MCQ).metadata)
+    n_judge = sum(len(g.eval_questions.judge) for c in scene.characters for g in c.goals)
+    asked = answers[(answers["id"] == WITH_MCQ) & answers["asker"].str.startswith("judge_")]
+    assert len(asked) == n_judge * len(JUDGES)
+    assert set(asked["model"]) == set(JUDGES)
+
+
+def test_explanation_reads_in_one_screen(full_log: EvalLog) -> None:
+    metadata, result = the_score(sample_of(full_log, WITH_MCQ))
+    text = result.explanation
+    assert "### Goals" in text and "### MCQs" in text
+    assert "| goal | self | other | judge_1 | judge_2 | judge_3 | majority |" in text
+    for key, model in metadata["judges"].items():
+        assert f"{key} = {model}" in text
+    for row in metadata["mcq_answers"]:
+        sign = "✓" if row["right"] else "✗"
+        assert f"answered ({row['reading']}), correct ({row['correct']}) {sign}" in text
+    for row in metadata["goal_answers"]:
+        assert " ".join(row["answer"].split())[:20] in text  # the raw answer, in brackets
+
+
+def test_a_scene_without_mcqs_says_so(full_log: EvalLog) -> None:
+    metadata, result = the_score(sample_of(full_log, WITHOUT_MCQ))
+    assert "No MCQ in this scene" in result.explanation
+    assert metadata["mcq_answers"] == [] and metadata["mcq_scored"] is False
+    # Inspect needs every key of a dict score in every sample: NaN is its "unscored" mark.
+    assert math.isnan(result.value["mcq_accuracy"])
+
+
+# --- task settings -----------------------------------------------------------------------------
+
+
+def test_headline_is_judge_majority(full_log: EvalLog) -> None:
+    resolved = headline_metric(full_log)
+    assert resolved is not None
+    assert (resolved.score.name, resolved.name) == ("judge_majority", "mean")
+
+
+def test_info_headline_is_mcq_accuracy() -> None:
+    declared = info(dataset="demo").headline_metric
+    assert declared is not None and (declared.score, declared.metric) == ("mcq_accuracy", "mean")
+
+
+def columns(log: EvalLog) -> Mapping[str, bool]:
+    viewer = log.eval.viewer
+    assert viewer is not None and viewer.task_samples_view is not None
+    view = viewer.task_samples_view
+    assert not isinstance(view, list) and view.columns is not None
+    return {column.id: column.visible for column in view.columns}
+
+
+def test_sample_list_hides_the_empty_columns(full_log: EvalLog) -> None:
+    assert columns(full_log) == {"target": False, "answer": False}
