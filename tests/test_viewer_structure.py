@@ -270,3 +270,18 @@ def columns(log: EvalLog) -> Mapping[str, bool]:
 
 def test_sample_list_hides_the_empty_columns(full_log: EvalLog) -> None:
     assert columns(full_log) == {"target": False, "answer": False}
+
+
+def test_the_answers_frame_is_read_from_the_logged_rows(full_log: EvalLog) -> None:
+    from agentsense.report.loading import load_runs
+
+    answers = load_runs([full_log.location]).answers
+    sample = sample_of(full_log, WITH_MCQ)
+    metadata, _ = the_score(sample)
+    mine = answers[answers["id"] == str(WITH_MCQ)]
+    assert len(mine) == len(metadata["goal_answers"])
+    judged = mine[mine["kind"] == "judge"]
+    assert set(judged["asker"]) == set(metadata["judges"])
+    assert set(judged["model"]) == set(JUDGES)
+    assert set(mine["kind"]) == {"self", "other", "judge"}
+    assert (mine["item"] == 0).all()  # one question per kind and goal in the demo data
