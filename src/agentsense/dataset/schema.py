@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from ..prompts import GOAL_CATEGORIES, SCENARIO_TYPES
+
 # Character roles used by the heterogeneous (sender x receiver) mode.
 Role = Literal["sender", "receiver"]
 
@@ -82,6 +84,13 @@ class Goal(_Record):
     # Not in the official schema: one of the paper's 8 goal categories (App. B.3).
     category: str | None = None
 
+    @field_validator("category")
+    @classmethod
+    def _known_category(cls, value: str | None) -> str | None:
+        if value is not None and value not in GOAL_CATEGORIES:
+            raise ValueError(f"one of the goal categories {', '.join(map(repr, GOAL_CATEGORIES))}")
+        return value
+
 
 class MCQ(_Record):
     """A private-information multiple-choice question, asked to the character it is listed under."""
@@ -127,6 +136,13 @@ class Scenario(_Record):
     # Not in the official schema: a fixed turn order to replay (e.g. a recorded official run).
     start_speaker: str | None = None
     speaker_order: list[str] | None = None
+
+    @field_validator("scenario_type")
+    @classmethod
+    def _known_type(cls, value: str | None) -> str | None:
+        if value is not None and value not in SCENARIO_TYPES:
+            raise ValueError(f"one of the scenario types {', '.join(map(repr, SCENARIO_TYPES))}")
+        return value
 
     @property
     def names(self) -> list[str]:

@@ -53,7 +53,7 @@ class DatasetError(PrerequisiteError):
         noun = "problem" if len(problems) == 1 else "problems"
         super().__init__(
             f"Invalid AgentSense dataset {path}: {len(problems)} {noun}\n{shown}{tail}\n"
-            "Fix the records listed (schema: README, 'Data sources'), or run on the bundled "
+            "Fix the records listed (schema: README, 'Dataset'), or run on the bundled "
             "set with -T dataset=demo."
         )
 
@@ -100,7 +100,7 @@ def _schema_problems(
     sample_idx = raw.get("sample_idx")
     merged: dict[str, tuple[str, list[str]]] = {}  # field -> (found, expected alternatives)
     for item in error.errors(include_url=False):
-        expected = str(item["msg"])
+        expected = str(item["msg"]).removeprefix("Value error, ")
         if item["type"] == "missing":
             expected = "a value (required field)"
         elif item["type"] == "extra_forbidden":
