@@ -20,6 +20,11 @@ re-verified on every use, with no network call when it matches, and deleted and 
 when it does not. A download goes to a temporary file in the cache folder that is renamed into
 place only once verified, so a failed or interrupted download never leaves a file behind. To work
 offline, copy the file into the cache folder under that exact name.
+
+Why not `inspect_ai.util.download`: it verifies a SHA-256 that must be known before the transfer
+(a mismatch raises and deletes the file), and upstream publishes only git blob ids. Once someone
+with network access records the SHA-256 of each pinned file, the transfer below can become
+`download(url, sha256, dest)` followed by the blob check.
 """
 
 from __future__ import annotations

@@ -62,6 +62,13 @@ class EvalQuestion(_Record):
     obj: str | None = None
     question: Question = Field(min_length=1)
 
+    @property
+    def interviewee(self) -> str:
+        """`obj` of a self or others question (the validator makes it one of the scene's names)."""
+        if self.obj is None:
+            raise ValueError(f"no `obj` for the question {self.question!r}")
+        return self.obj
+
 
 class EvalQuestions(BaseModel):
     """The three kinds of goal questions; the official code rejects any other key."""

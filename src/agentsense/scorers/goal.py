@@ -35,13 +35,11 @@ def goal_questions(scene: Scenario, judges: Sequence[Judge]) -> list[Question]:
             asked = goal.eval_questions
             for i, entry in enumerate(asked.self_):
                 questions.append(
-                    Question(
-                        "self", character.name, g, i, entry.obj or character.name, entry.question
-                    )
+                    Question("self", character.name, g, i, entry.interviewee, entry.question)
                 )
             for i, entry in enumerate(asked.others):
                 questions.append(
-                    Question("others", character.name, g, i, entry.obj or "", entry.question)
+                    Question("others", character.name, g, i, entry.interviewee, entry.question)
                 )
             for i, entry in enumerate(asked.judge):
                 for judge in judges:
