@@ -8,9 +8,10 @@ Fields the official code ignores are tolerated (`extra="allow"`), so richer file
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from ..prompts import GOAL_CATEGORIES, SCENARIO_TYPES
 
@@ -49,7 +50,21 @@ def _render_profile(value: Any) -> Any:
     return value
 
 
+def _one_of(choices: Iterable[str], what: str) -> AfterValidator:
+    """Only the values declared in `prompts.py` (the labelling prompts offer the same ones)."""
+    allowed = tuple(choices)
+
+    def check(value: str) -> str:
+        if value not in allowed:
+            raise ValueError(f"one of the {what} {', '.join(map(repr, allowed))}")
+        return value
+
+    return AfterValidator(check)
+
+
 Question = Annotated[str, BeforeValidator(_unwrap_question)]
+GoalCategory = Annotated[str, _one_of(GOAL_CATEGORIES, "goal categories")]
+ScenarioType = Annotated[str, _one_of(SCENARIO_TYPES, "scenario types")]
 
 
 class _Record(BaseModel):
@@ -89,14 +104,7 @@ class Goal(_Record):
     goal: str = Field(min_length=1)
     eval_questions: EvalQuestions
     # Not in the official schema: one of the paper's 8 goal categories (App. B.3).
-    category: str | None = None
-
-    @field_validator("category")
-    @classmethod
-    def _known_category(cls, value: str | None) -> str | None:
-        if value is not None and value not in GOAL_CATEGORIES:
-            raise ValueError(f"one of the goal categories {', '.join(map(repr, GOAL_CATEGORIES))}")
-        return value
+    category: GoalCategory | None = None
 
 
 class MCQ(_Record):
@@ -139,17 +147,10 @@ class Scenario(_Record):
     # Only in `data_with_role.jsonl` and the demo set: name -> sender/receiver.
     roles: dict[str, Role] | None = None
     # Not in the official schema: one of the paper's 3 scenario types (App. B.2).
-    scenario_type: str | None = None
+    scenario_type: ScenarioType | None = None
     # Not in the official schema: a fixed turn order to replay (e.g. a recorded official run).
     start_speaker: str | None = None
     speaker_order: list[str] | None = None
-
-    @field_validator("scenario_type")
-    @classmethod
-    def _known_type(cls, value: str | None) -> str | None:
-        if value is not None and value not in SCENARIO_TYPES:
-            raise ValueError(f"one of the scenario types {', '.join(map(repr, SCENARIO_TYPES))}")
-        return value
 
     @property
     def names(self) -> list[str]:
