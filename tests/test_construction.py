@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog
 from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage, get_model
 
@@ -38,6 +37,7 @@ from agentsense.construction.scenes import (
 )
 from agentsense.construction.screenplay import parse_text, read_screenplay, render
 from agentsense.dataset.validation import read_scenarios
+from agentsense.errors import PrerequisiteError
 from agentsense.tasks.construct import (
     build_counts,
     build_scenarios,

@@ -35,7 +35,7 @@ DEMOGRAPHICS = ("gender", "age", "occupation")
 # Attributes the profile sentence carries besides the demographics (Prompt 13's template).
 TRAITS = ("big_five", "moral_values", "personality_and_values", "decision_making_style")
 
-# Goal interview questions, in the wording of the official data (sense-protocol.md section 10.2).
+# Goal interview questions in the wording of the official data (docs/protocol.md §3.2).
 SELF_QUESTION = "Has {name} achieved the goal '{goal}' during the conversation? Answer Yes or No."
 OTHERS_QUESTION = "In your opinion, has {name} achieved the goal '{goal}'? Answer Yes or No."
 JUDGE_QUESTION = (
