@@ -23,6 +23,7 @@ from inspect_ai.model import (
     GenerateConfig,
     Model,
 )
+from inspect_ai.util import span
 from pydantic import BaseModel, Field
 
 from .prompts import FIX_JSON_PROMPT, FIX_REASON, FIX_YES_NO_PROMPT
@@ -117,7 +118,14 @@ class Asker:
         self.ledger = ledger
 
     async def ask(self, stage: Stage[T], prompt: str, item: str) -> T | None:
-        """The parsed reply, or None (the item is dropped and recorded)."""
+        """The parsed reply, or None (the item is dropped and recorded).
+
+        One span per item, named by its stage and prompt: the call and its repairs sit together.
+        """
+        async with span(stage.name, type="call"):
+            return await self._ask(stage, prompt, item)
+
+    async def _ask(self, stage: Stage[T], prompt: str, item: str) -> T | None:
         messages: list[ChatMessage] = [ChatMessageUser(content=prompt)]
         reason = ""
         for attempt in range(self.max_repairs + 1):
