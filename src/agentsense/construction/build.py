@@ -214,7 +214,8 @@ class Pipeline:
     # --- labels (scenario type, goal categories, roles) ---------------------------------------
 
     async def labels(self, draft: tp.Draft, key: str) -> Labels:
-        """The labelling task's prompts and readers (imported here: tasks import this module)."""
+        """The labelling prompts and the labelling task's readers (imported here, because the
+        tasks package imports this module)."""
         from ..tasks.labelling import parse_roles, parse_type
 
         goals = {c.name: c.goals for c in draft.characters}
