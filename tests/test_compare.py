@@ -183,3 +183,36 @@ def test_gate_fails_closed_on_unfinished_or_partial_runs(
     assert main(["compare", str(base), str(tmp_path / "partial.eval")]) == 2
     assert "NEW lacks 2 sample(s) of BASE" in capsys.readouterr().err
     assert main(["compare", str(base), str(tmp_path / "partial.eval"), "--allow-incomplete"]) == 0
+
+
+def piece(base: Path, out: Path, keep: slice, eval_id: str, model: str | None = None) -> Path:
+    """Some samples of `base` as another log of the same run (a split run's piece)."""
+    log = read_eval_log(str(base))
+    log.eval.eval_id = eval_id
+    log.eval.model = model or log.eval.model
+    log.samples = (log.samples or [])[keep]
+    write_eval_log(log, str(out))
+    return out
+
+
+def test_several_logs_per_side_are_merged(
+    base: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    half = len(SAMPLES)  # samples are (id, epoch): 2 epochs
+    first = piece(base, tmp_path / "first.eval", slice(0, half), "piece-1")
+    second = piece(base, tmp_path / "second.eval", slice(half - 2, None), "piece-2")
+    assert main(["compare", "--base", str(first), str(second), "--new", str(base)]) == 0
+    printed = capsys.readouterr().out
+    assert f"{2 * len(SAMPLES)} paired samples; 0 only in BASE, 0 only in NEW" in printed
+    assert "2 logs of one run configuration" in printed and "2 identical duplicate" in printed
+    folder = tmp_path / "pieces"
+    folder.mkdir()
+    for path in (first, second):
+        shutil.copy(path, folder / path.name)
+    assert main(["compare", str(folder), str(base)]) == 0
+    other = piece(base, folder / "other.eval", slice(0, 2), "other-run", "standin/persona/x")
+    assert main(["compare", "--base", str(folder), "--new", str(base)]) == 2
+    error = capsys.readouterr().err
+    assert "BASE: the logs are 2 different runs" in error and other.name in error
+    with pytest.raises(SystemExit):
+        main(["compare", str(base), str(base), "--new", str(base)])

@@ -10,7 +10,8 @@
    scores it is a conflict, refused with the ids named unless `prefer_newest` keeps the newest
    log's sample (newest by creation time, then file modification time).
 
-The merged run is named by its newest log; its status is `success` only if every piece's is.
+The merged run is named by its newest log; its status is `success` only if every piece's is,
+leaving out unfinished pieces whose samples all came again in newer pieces (`eval-retry`).
 """
 
 from __future__ import annotations
@@ -142,7 +143,15 @@ def _owners(group: list[LogData], prefer_newest: bool) -> tuple[dict[Key, LogDat
 
 def _merged_run(group: list[LogData], owners: dict[Key, LogData]) -> dict[str, Any]:
     newest = max(group, key=LogData.order)
-    failed = [log.run["status"] for log in group if log.run["status"] != "success"]
+    # An unfinished piece whose samples all came again in newer pieces (the log that
+    # `inspect eval-retry` finished) no longer makes the run unfinished.
+    contributing = set(map(id, owners.values()))
+    finished = any(log.run["status"] == "success" for log in group)
+    failed = [
+        log.run["status"]
+        for log in group
+        if log.run["status"] != "success" and (id(log) in contributing or not finished)
+    ]
     return {
         **newest.run,
         "status": failed[0] if failed else "success",

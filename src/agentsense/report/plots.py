@@ -18,11 +18,14 @@ matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
 from .stats import Estimate, as_estimate
 
 PERCENT = 100.0
 MAX_LABEL = 40
+SCORE_LIMITS = (0.0, 100.0)
+DIFFERENCE_LIMITS = (-100.0, 100.0)
 
 
 @dataclass
@@ -76,30 +79,90 @@ def _values(
     return np.asarray(means), np.nan_to_num(np.asarray(errors)), counts
 
 
-def _draw_panel(axes: Any, panel: Panel, ylabel: str, limits: tuple[float, float]) -> None:
+N_FONT = 6  # points
+HORIZONTAL_N = 26.0  # points of bar width an "n=123" label needs to lie flat
+STACK_ABOVE = 12  # bars per panel beyond which panels are stacked, one per row
+MIN_SLOTS = 3
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a bar figure is laid out: panels side by side or stacked, and the n labels' angle."""
+
+    columns: int
+    rows: int
+    width: float  # inches
+    height: float
+    flat_labels: bool
+
+    @property
+    def headroom(self) -> float:
+        """Room above the axis range for the n labels, as a fraction of the range."""
+        return 0.1 if self.flat_labels else 0.2
+
+
+def layout(panels: list[Panel]) -> Layout:
+    bars = max(len(p.x) * max(1, len(p.series)) for p in panels)
+    labels = max(len(p.x) for p in panels)
+    stacked = bars > STACK_ABOVE and len(panels) > 1
+    columns = 1 if stacked else len(panels)
+    # Per panel: room for each bar and for each slanted x label.
+    panel_width = max(2.6, bars * 0.2, labels * 0.6)
+    width = max(6.0, min(18.0, panel_width * columns + 1.5))
+    # Bar width in points: the axes take about 80% of a panel's width.
+    bar_points = width / columns * 72 * 0.8 / bars * 0.8
+    rows = len(panels) if stacked else 1
+    return Layout(columns, rows, width, 3.4 * rows + 1.2, bar_points >= HORIZONTAL_N)
+
+
+def _colours(count: int) -> list[Any]:
+    """Distinct colours for up to 20 series (the default cycle repeats after 10)."""
+    cmap = plt.get_cmap("tab10" if count <= 10 else "tab20")
+    return [cmap(k % cmap.N) for k in range(count)]
+
+
+def _draw_panel(
+    axes: Any, panel: Panel, ylabel: str, limits: tuple[float, float], shape: Layout
+) -> None:
     positions = np.arange(len(panel.x))
     width = 0.8 / max(1, len(panel.series))
+    colours = _colours(len(panel.series))
     for k, (name, estimates) in enumerate(panel.series.items()):
         means, errors, counts = _values(estimates, limits)
         offset = positions - 0.4 + width * (k + 0.5)
-        axes.bar(offset, np.nan_to_num(means), width, yerr=errors, capsize=2, label=_short(name))
-        for x, mean, n in zip(offset, means, counts, strict=True):
+        axes.bar(
+            offset,
+            np.nan_to_num(means),
+            width,
+            yerr=errors,
+            capsize=2,
+            label=_short(name),
+            color=colours[k],
+            error_kw={"elinewidth": 1, "ecolor": "black"},
+        )
+        for x, mean, high, n in zip(offset, means, errors[1], counts, strict=True):
             if n and not math.isnan(mean):
-                # n at the foot of each bar, vertical, so labels never collide with error bars.
+                # n sits above the error bar's top (or above 0 for a negative bar), so the two
+                # never overlap; the axis has headroom above its range for it.
                 axes.annotate(
                     f"n={n}",
-                    (x, 0),
+                    (x, max(mean + high, 0.0)),
                     ha="center",
-                    va="bottom" if mean >= 0 else "top",
-                    rotation=90,
-                    fontsize=6,
-                    xytext=(0, 2 if mean >= 0 else -2),
+                    va="bottom",
+                    rotation=0 if shape.flat_labels else 90,
+                    fontsize=N_FONT,
+                    xytext=(0, 2),
                     textcoords="offset points",
                 )
-    axes.set_xticks(positions, [_short(x) for x in panel.x], rotation=30, ha="right", fontsize=8)
+    axes.set_xticks(positions, [_short(x) for x in panel.x], rotation=35, ha="right", fontsize=8)
+    # At least MIN_SLOTS slots wide, so one or two bars do not fill the whole panel.
+    pad = max(0, MIN_SLOTS - len(panel.x)) / 2
+    axes.set_xlim(-0.5 - pad, len(panel.x) - 0.5 + pad)
     axes.set_title(panel.title, fontsize=10)
-    axes.set_ylabel(ylabel)
-    axes.set_ylim(*limits)
+    axes.set_ylabel(ylabel, fontsize=8)
+    span = limits[1] - limits[0]
+    axes.set_ylim(limits[0], limits[1] + span * shape.headroom)
+    axes.set_yticks(np.linspace(limits[0], limits[1], 5))
     axes.axhline(0, color="black", linewidth=0.5)
 
 
@@ -114,8 +177,26 @@ def _panel_record(panel: Panel) -> dict[str, Any]:
     }
 
 
-SCORE_LIMITS = (0.0, 100.0)
-DIFFERENCE_LIMITS = (-100.0, 100.0)
+def draw_bars(
+    panels: list[Panel],
+    title: str,
+    ylabel: str = "score (%, mean ± 95% CI)",
+    limits: tuple[float, float] = SCORE_LIMITS,
+) -> Figure:
+    """The figure of `bar_figure`, not saved (tests measure it)."""
+    shape = layout(panels)
+    figure, axes = plt.subplots(
+        shape.rows, shape.columns, figsize=(shape.width, shape.height), squeeze=False
+    )
+    for axis, panel in zip(axes.flat, panels, strict=True):
+        _draw_panel(axis, panel, ylabel, limits, shape)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    if len(labels) > 1:
+        # Outside the panels, on the right; the saved image grows to hold it.
+        figure.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=7)
+    figure.suptitle(title, fontsize=11)
+    figure.tight_layout()
+    return figure
 
 
 def bar_figure(
@@ -125,16 +206,8 @@ def bar_figure(
     ylabel: str = "score (%, mean ± 95% CI)",
     limits: tuple[float, float] = SCORE_LIMITS,
 ) -> FigureRecord:
-    width = max(6.0, min(18.0, sum(len(p.x) * max(1, len(p.series)) for p in panels) * 0.35 + 3))
-    figure, axes = plt.subplots(1, len(panels), figsize=(width, 4.5), squeeze=False)
-    for axis, panel in zip(axes[0], panels, strict=True):
-        _draw_panel(axis, panel, ylabel, limits)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    if len(labels) > 1:
-        figure.legend(handles, labels, loc="upper right", fontsize=7)
-    figure.suptitle(title, fontsize=11)
-    figure.tight_layout(rect=(0, 0, 0.85 if len(labels) > 1 else 1, 0.95))
-    figure.savefig(path, dpi=110)
+    figure = draw_bars(panels, title, ylabel, limits)
+    figure.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(figure)
     return FigureRecord(path.name, title, "bars", [_panel_record(p) for p in panels])
 
@@ -177,7 +250,7 @@ def heatmap_figure(
     axes.set_title(title, fontsize=10)
     figure.colorbar(image, ax=axes, label="%")
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    figure.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(figure)
     record = {
         "title": title,
