@@ -14,7 +14,7 @@ from inspect_ai.log import read_eval_log, write_eval_log
 
 from agentsense.cli import main
 from agentsense.report.build import SECTIONS, ReportOptions, write_report
-from agentsense_logs import AGENT, JUDGES, KINDS, REJUDGE, run_kind
+from agentsense_logs import AGENT, JUDGES, KINDS, REJUDGE, rejudge, run_kind
 
 SUBSETS = [
     frozenset(combo)
@@ -55,7 +55,15 @@ def test_the_matrix_covers_every_subset() -> None:
     assert len(SUBSETS) == 63 and len(set(SUBSETS)) == 63
 
 
-@pytest.mark.parametrize("kinds", SUBSETS, ids=lambda kinds: "+".join(sorted(kinds)))
+# Subsets of 1, 2 and all 6 kinds run in the fast suite; the 41 of 3 to 5 kinds are marked slow
+# (CI runs them all).
+PARAMS = [
+    pytest.param(kinds, marks=[pytest.mark.slow] if 3 <= len(kinds) <= 5 else [])
+    for kinds in SUBSETS
+]
+
+
+@pytest.mark.parametrize("kinds", PARAMS, ids=lambda kinds: "+".join(sorted(kinds)))
 def test_report_on_every_subset_of_kinds(
     kinds: frozenset[str], kind_logs: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -193,6 +201,19 @@ def test_a_split_run_gives_the_unsplit_table_one(
     assert tables["overlap"] == tables["whole"]
     (overlap,) = [n for n in report.notes if "merged" in n]
     assert "1 identical duplicate sample(s) kept once" in overlap
+
+
+def test_a_rejudged_piece_is_not_merged_with_an_unjudged_one(
+    split_logs: dict[str, list[Path]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = split_logs["halves"]
+    rejudged = rejudge(first, "full", tmp_path / "first-rejudged.eval")
+    out = str(tmp_path / "o")
+    assert main(["report", str(rejudged), str(second), "--out", out, "--no-figures"]) == 2
+    assert "judges:" in capsys.readouterr().err
+    # Read with the scoring both pieces have, they are one run again.
+    report = report_on([rejudged, second], tmp_path / "o", scorer="goal_and_mcq")
+    assert len(report.runs) == 1 and "4 scenes" in report.runs[0]
 
 
 def _conflicting_copy(path: Path, out: Path) -> Path:

@@ -499,7 +499,9 @@ def _evals(runs: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(runs).sort_values("log").reset_index(drop=True)
 
 
-def _reading_notes(logs: list[LogData], evals: pd.DataFrame, scored: set[Any]) -> list[str]:
+def _reading_notes(
+    logs: list[LogData], evals: pd.DataFrame, scored: set[Any], scorer: str | None
+) -> list[str]:
     notes = [
         f"{log.name}: {log.skipped} sample(s) with an error or no score were left out."
         for log in sorted(logs, key=lambda log: log.name)
@@ -513,7 +515,7 @@ def _reading_notes(logs: list[LogData], evals: pd.DataFrame, scored: set[Any]) -
     notes += [
         f"{log.name}: scores from {log.run['scoring']}; choose one scoring with --scorer NAME."
         for log in logs
-        if len(log.scorers) > 1 and log.run["log"] in set(evals["log"])
+        if scorer is None and len(log.scorers) > 1 and log.run["log"] in set(evals["log"])
     ]
     return notes
 
@@ -530,7 +532,11 @@ def load_scores(
     merged = merge_logs(logs, prefer_newest)
     evals = _evals(merged.runs)
     scenes = _frame(merged.rows["scenes"], ["log", "id", "epoch"])
-    return scenes, evals, notes + merged.notes + _reading_notes(logs, evals, set(scenes["log"]))
+    return (
+        scenes,
+        evals,
+        notes + merged.notes + _reading_notes(logs, evals, set(scenes["log"]), scorer),
+    )
 
 
 def load_runs(
@@ -553,5 +559,5 @@ def load_runs(
             ["log", "id", "epoch", "asker", "asker_model", "target", "target_model", "correct"],
         ),
         answers=answer_frame(merged.rows["answers"]),
-        notes=notes + merged.notes + _reading_notes(logs, evals, set(scenes["log"])),
+        notes=notes + merged.notes + _reading_notes(logs, evals, set(scenes["log"]), scorer),
     )

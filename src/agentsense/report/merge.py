@@ -6,6 +6,7 @@
 2. Logs of one run configuration (`config_key`: task and version, model, model roles, task
    arguments except `shard`, protocol, dataset, seed) are one run split into pieces
    (`--limit a-b`, `--sample-id`, shards, or a run finished in parts): their samples are merged.
+   Pieces scored differently (another judge panel or scoring) stay separate runs.
    A sample (id, epoch) in several of them with the same scores is kept once; with different
    scores it is a conflict, refused with the ids named unless `prefer_newest` keeps the newest
    log's sample (newest by creation time, then file modification time).
@@ -180,7 +181,8 @@ def merge_logs(logs: Sequence[LogData], prefer_newest: bool = False) -> Merged:
     kept, notes = latest_versions(logs)
     groups: dict[str, list[LogData]] = defaultdict(list)
     for log in kept:
-        groups[str(log.run["config"])].append(log)
+        # Pieces scored differently (one re-judged, one not) are not one run.
+        groups[f"{log.run['config']}|{log.run.get('judges')}|{log.run.get('scoring')}"].append(log)
     runs: list[dict[str, Any]] = []
     rows: dict[str, list[dict[str, Any]]] = {name: [] for name in FRAMES}
     for group in groups.values():
