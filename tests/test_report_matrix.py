@@ -14,6 +14,8 @@ from inspect_ai.log import read_eval_log, write_eval_log
 
 from agentsense.cli import main
 from agentsense.report.build import SECTIONS, ReportOptions, write_report
+from agentsense.report.errors import ReportError
+from agentsense.report.merge import LogData, merge_logs, signature
 from agentsense_logs import AGENT, JUDGES, KINDS, REJUDGE, rejudge, run_kind
 
 SUBSETS = [
@@ -264,3 +266,41 @@ def test_no_input_is_one_line_and_exit_2(
     assert main(["report", str(empty), "--out", str(tmp_path / "o")]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "no Inspect log" in error
+
+
+# --- merge rules on hand-made logs ---------------------------------------------------------------
+
+
+def piece(name: str, status: str, created: str, samples: dict[str, float]) -> LogData:
+    rows = [{"log": name, "id": i, "epoch": 1, "self": v} for i, v in samples.items()]
+    return LogData(
+        {
+            "log": name,
+            "eval_id": name,
+            "created": created,
+            "status": status,
+            "config": "c",
+            "task": "full",
+            "model": "m",
+        },
+        ["goal_and_mcq"],
+        {(i, 1): signature({"self": v}) for i, v in samples.items()},
+        {"scenes": rows},
+    )
+
+
+def test_a_retried_unfinished_piece_does_not_mark_the_run_unfinished() -> None:
+    failed = piece("a.eval", "error", "2026-01-01", {"1": 0.5})
+    retried = piece("b.eval", "success", "2026-01-02", {"1": 0.5, "2": 1.0})
+    (run,) = merge_logs([failed, retried]).runs
+    assert run["status"] == "success" and run["samples"] == 2 and run["log"] == "b.eval"
+    (run,) = merge_logs([failed]).runs
+    assert run["status"] == "error"
+    contributes = piece("c.eval", "error", "2026-01-01", {"3": 0.0})
+    (run,) = merge_logs([contributes, retried]).runs
+    assert run["status"] == "error" and run["samples"] == 3
+    conflicting = piece("d.eval", "success", "2026-01-03", {"2": 0.0})
+    with pytest.raises(ReportError, match=r"sample 2 epoch 1 in d\.eval and b\.eval"):
+        merge_logs([retried, conflicting])
+    merged = merge_logs([retried, conflicting], prefer_newest=True)
+    assert {row["self"] for row in merged.rows["scenes"] if row["id"] == "2"} == {0.0}

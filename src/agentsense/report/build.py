@@ -115,9 +115,12 @@ def _log_names(run: dict[str, object]) -> str:
 
 
 def _who(run: dict[str, object]) -> str:
-    return (
-        f"{run['sender']} × {run['receiver']}" if run["kind"] == "pairwise" else str(run["model"])
-    )
+    if run["kind"] == "pairwise":
+        return f"{run['sender']} × {run['receiver']}"
+    roles = run.get("roles")
+    if run["kind"] == "labelling" and isinstance(roles, dict) and "labeller" in roles:
+        return f"labeller {roles['labeller']}"
+    return str(run["model"])
 
 
 def run_line(run: dict[str, object]) -> str:
