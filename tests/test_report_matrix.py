@@ -123,6 +123,10 @@ def test_report_on_a_rejudged_log(
     assert len(names) == 2
     # The report says which scoring it used and how to choose another.
     assert f"scoring {names[1]} (newest), then {names[0]}" in printed and "--scorer" in printed
+    # Read newest first with the older scoring filling in, it shows what the original log shows.
+    assert set(report_on([rejudged_logs[kind]], out).sections) - {"Notes"} == expected_sections(
+        frozenset({kind})
+    )
     for name in names:
         assert (
             main(

@@ -48,6 +48,7 @@ TASK_KINDS = {
     "blind": "blind",
     "labelling": "labelling",
 }
+READ_TASKS = ", ".join(f"agentsense/{task}" for task in TASK_KINDS)
 SCENE_METRICS = (
     "self",
     "other",
@@ -479,15 +480,13 @@ def read_logs(
     if not logs:
         if foreign:
             raise ReportError(
-                "Not AgentSense logs: "
-                + ", ".join(foreign)
-                + ". Pass logs of the agentsense/* tasks."
+                f"Not AgentSense logs the report reads ({READ_TASKS}): " + ", ".join(foreign) + "."
             )
         raise ReportError(
             f"No log has a scoring named {scorer!r}: " + " ".join(notes).replace("; left out.", ".")
         )
     if foreign:
-        notes.insert(0, "Not AgentSense logs, left out: " + ", ".join(foreign) + ".")
+        notes.insert(0, f"Left out, not logs of {READ_TASKS}: " + ", ".join(foreign) + ".")
     return logs, notes
 
 
