@@ -8,7 +8,7 @@ past utterance with `Name: ` and cut it at its first newline.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 from inspect_ai.util import StoreModel
@@ -78,6 +78,16 @@ def prompt(
 ) -> list[ChatMessage]:
     """A full request: system prompt, the history from `viewer`'s seat, an optional question."""
     return request(ChatMessageSystem(content=system), history(turns, viewer), question)
+
+
+class Views(Protocol):
+    """Builds each participant's request from the turns so far (`SeatViews`, `ThoughtViews`)."""
+
+    def append(self, turn: Turn) -> None: ...
+
+    def prompt(
+        self, system: str, viewer: str | None, question: str | None = None
+    ) -> list[ChatMessage]: ...
 
 
 class SeatViews:

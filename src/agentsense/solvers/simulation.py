@@ -7,6 +7,9 @@ previous speaker. Each character sees its own persona prompt and the conversatio
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, GenerateConfig, Model, ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import span, store_as
@@ -17,8 +20,8 @@ from ..prompts import GREETING
 from ..protocol import Protocol
 from ..seeding import scene_rng
 from .characters import character_model, system_prompt
-from .conversation import Conversation, SeatViews, Turn
-from .speakers import speaker_order
+from .conversation import Conversation, SeatViews, Turn, Views
+from .speakers import FixedOrder, SpeakerSelector, speaker_order
 
 # Not "turn": Inspect View reserves that span type for its own outline, where it would fold
 # our turns into unnamed "1 turn" rows.
@@ -56,6 +59,66 @@ def turn_span(turn: int, speaker: str) -> str:
     return f"{speaker} · turn {turn}"
 
 
+@dataclass(frozen=True)
+class Cast:
+    """Who may speak: each participant's system prompt and the model role that plays it."""
+
+    prompts: Mapping[str, str]
+    model_roles: Mapping[str, str | None]
+
+
+async def converse(
+    state: TaskState,
+    cast: Cast,
+    selector: SpeakerSelector,
+    views: Views,
+    config: GenerateConfig,
+    max_turns: int,
+    scripted: Mapping[int, str] | None = None,
+) -> list[Turn]:
+    """The conversation loop: the selector names a speaker, who speaks; until it says stop.
+
+    Turn `i` is scripted (no model call) when `scripted` has text for it. Every turn goes to the
+    store (`Conversation.turns`, saved per turn so a failed sample still shows its history), the
+    views, and the sample's messages.
+    """
+    scripted = scripted or {}
+    conversation = store_as(Conversation)
+    models: dict[str, Model] = {}  # looked up once per participant, not per turn
+    turns: list[Turn] = []
+    first = selector.first()
+    conversation.start_speaker = first
+    speaker: str | None = first
+    while speaker is not None and len(turns) < max_turns:
+        index = len(turns)
+        role = cast.model_roles.get(speaker)
+        if index in scripted:
+            turn = Turn(index=index, speaker=speaker, text=scripted[index], scripted=True)
+            model_name = None
+        else:
+            async with span(turn_span(index, speaker), type=TURN_SPAN):
+                if speaker not in models:
+                    models[speaker] = character_model(speaker, cast.model_roles)
+                model = models[speaker]
+                output = await model.generate(
+                    views.prompt(cast.prompts[speaker], speaker), config=config
+                )
+            turn = Turn(index=index, speaker=speaker, text=output.completion or "")
+            model_name = str(model)
+        views.append(turn)
+        turns = [*turns, turn]
+        conversation.turns = turns
+        state.messages.append(transcript_message(turn, model_name, role))
+        if len(turns) < max_turns:
+            speaker = await selector.next(turns)
+    if turns:
+        last = turns[-1]
+        state.output = ModelOutput.from_content(
+            model="simulation", content=f"{last.speaker}: {last.text}"
+        )
+    return turns
+
+
 @solver
 def simulation(protocol: Protocol | None = None, seed: int = 0) -> Solver:
     """Role-play the scene; the conversation goes to the store (`Conversation`) and messages."""
@@ -64,43 +127,24 @@ def simulation(protocol: Protocol | None = None, seed: int = 0) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         scene = scenario_of(state.metadata)
-        model_roles = state.metadata.get("model_roles", {})
         start, order = turn_plan(scene, protocol, seed, state.sample_id, state.epoch)
-        prompts = {
-            character.name: system_prompt(scene, character) for character in scene.characters
-        }
-        models: dict[str, Model] = {}  # looked up once per character, not per turn
-
+        cast = Cast(
+            prompts={
+                character.name: system_prompt(scene, character) for character in scene.characters
+            },
+            model_roles=state.metadata.get("model_roles", {}),
+        )
         conversation = store_as(Conversation)
-        turns = [Turn(index=0, speaker=start, text=GREETING, scripted=True)]
-        conversation.start_speaker = start
         conversation.protocol = protocol.model_dump()
         conversation.seed = seed
-        conversation.turns = turns
-        state.messages.append(transcript_message(turns[0], None, model_roles.get(start)))
-        views = SeatViews(turns)  # each seat's history, extended per turn, not rebuilt per call
-
-        for index, speaker in enumerate(order, start=1):
-            async with span(turn_span(index, speaker), type=TURN_SPAN):
-                if speaker not in models:
-                    models[speaker] = character_model(speaker, model_roles)
-                model = models[speaker]
-                output = await model.generate(
-                    views.prompt(prompts[speaker], speaker), config=config
-                )
-                turn = Turn(index=index, speaker=speaker, text=output.completion or "")
-                views.append(turn)
-                turns = [*turns, turn]
-                conversation.turns = (
-                    turns  # saved per turn: a failed sample still shows its history
-                )
-                state.messages.append(
-                    transcript_message(turn, str(model), model_roles.get(speaker))
-                )
-
-        last = turns[-1]
-        state.output = ModelOutput.from_content(
-            model="simulation", content=f"{last.speaker}: {last.text}"
+        await converse(
+            state,
+            cast,
+            FixedOrder(start, order),
+            SeatViews(),  # each seat's history, extended per turn, not rebuilt per call
+            config,
+            max_turns=len(order) + 1,
+            scripted={0: GREETING},
         )
         return state
 
