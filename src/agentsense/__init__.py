@@ -1,7 +1,17 @@
 """AgentSense (Mou et al., arXiv 2410.19346) as an Inspect AI task suite."""
 
-from .tasks import blind, construct, full, goal, info, judge_check, labelling, pairwise
+from .tasks import blind, construct, full, gca, goal, info, judge_check, labelling, pairwise
 
 __version__ = "0.1.0"
 
-__all__ = ["blind", "construct", "full", "goal", "info", "judge_check", "labelling", "pairwise"]
+__all__ = [
+    "blind",
+    "construct",
+    "full",
+    "gca",
+    "goal",
+    "info",
+    "judge_check",
+    "labelling",
+    "pairwise",
+]

@@ -89,60 +89,88 @@ ENVIRONMENT_ROLES = (
 )
 
 
+ENVIRONMENT_TEMPLATE = (
+    "You are {role_phrase} for a role-playing game. Your task is to provide the environmental "
+    "feedback: Based on the characters' interactions, dialogues, and actions, describe the "
+    "resulting changes in the environment. This includes:\n"
+    "   - Physical changes in the setting\n"
+    "   - Reactions of background characters or crowds\n"
+    "   - Ambient sounds, weather changes, or atmospheric shifts\n"
+    "   - Any other relevant environmental details\n"
+    "\n"
+    "Your descriptions should be vivid and help set the scene, but avoid dictating the actions "
+    "or dialogue of the main characters (including {major_characters}).\n"
+    "\n"
+    "Important notes:\n"
+    "- You may include actions and reactions of minor characters or crowds, as long as they're "
+    "not main characters (including {major_characters}).\n"
+    "- Keep your environmental descriptions concise but impactful, typically 1-3 sentences.\n"
+    "- Respond to subtle cues in the characters' interactions to create a dynamic, reactive "
+    "environment.\n"
+    "- Your output should match the tone, setting, and cultural context of the scenario.\n"
+    "\n"
+    "===The scenario is as follows===\n"
+    "{scenario}"
+)
+
+
 def environment_prompt(role_phrase: str, major_characters: Sequence[str], scenario: str) -> str:
     """The Environment agent's system prompt; `major_characters` is shown as a Python list."""
-    majors = repr(list(major_characters))
-    return f"""You are {role_phrase} for a role-playing game. Your task is to provide the environmental feedback: Based on the characters' interactions, dialogues, and actions, describe the resulting changes in the environment. This includes:
-   - Physical changes in the setting
-   - Reactions of background characters or crowds
-   - Ambient sounds, weather changes, or atmospheric shifts
-   - Any other relevant environmental details
-
-Your descriptions should be vivid and help set the scene, but avoid dictating the actions or dialogue of the main characters (including {majors}).
-
-Important notes:
-- You may include actions and reactions of minor characters or crowds, as long as they're not main characters (including {majors}).
-- Keep your environmental descriptions concise but impactful, typically 1-3 sentences.
-- Respond to subtle cues in the characters' interactions to create a dynamic, reactive environment.
-- Your output should match the tone, setting, and cultural context of the scenario.
-
-===The scenario is as follows===
-{scenario}"""
+    return ENVIRONMENT_TEMPLATE.format(
+        role_phrase=role_phrase, major_characters=repr(list(major_characters)), scenario=scenario
+    )
 
 
 # --- next-speaker predictor (Feb-2025: 40c21a2:utils.py:387-395; HEAD: utils.py:391-404) -------
 
 
+NEXT_SPEAKER_TEMPLATE = (
+    "Your task is to predict the next speaker for a role-playing game. That is, you need to "
+    "determine which character (or the {ENVIRONMENT}) might act next based on their previous "
+    "interactions. The {ENVIRONMENT} is a special role that provides the environmental "
+    "feedback. Choose a name from this list: {all_characters}. If it's unclear who should act "
+    'next, output "random". If you believe the scene or conversation should conclude, output '
+    '"<END CHAT>".\n'
+    "\n"
+    "===The scenario is as follows===\n"
+    "{scenario}"
+)
+# The Dec-2025 code (HEAD utils.py:391-404) appends this block.
+NEXT_SPEAKER_OUTPUT_FORMAT = (
+    "\n"
+    "\n"
+    "===Output Format===\n"
+    "You must structure your response as follows:\n"
+    "1. Reasoning: Explain your thought process.\n"
+    "2. Next Speaker: Select exactly one character name from the list: {all_characters}.\n"
+)
+
+
 def next_speaker_prompt(all_characters: Sequence[str], scenario: str, output_format: bool) -> str:
     """The NSP system prompt; `output_format=True` adds HEAD's Reasoning / Next Speaker block."""
-    names = repr(list(all_characters))
-    prompt = f"""Your task is to predict the next speaker for a role-playing game. That is, you need to determine which character (or the {ENVIRONMENT}) might act next based on their previous interactions. The {ENVIRONMENT} is a special role that provides the environmental feedback. Choose a name from this list: {names}. If it's unclear who should act next, output "random". If you believe the scene or conversation should conclude, output "<END CHAT>".
-
-===The scenario is as follows===
-{scenario}"""
-    if not output_format:
-        return prompt
-    return f"""{prompt}
-
-===Output Format===
-You must structure your response as follows:
-1. Reasoning: Explain your thought process.
-2. Next Speaker: Select exactly one character name from the list: {names}.
-"""
+    template = NEXT_SPEAKER_TEMPLATE + (NEXT_SPEAKER_OUTPUT_FORMAT if output_format else "")
+    return template.format(
+        ENVIRONMENT=ENVIRONMENT, all_characters=repr(list(all_characters)), scenario=scenario
+    )
 
 
 # --- critics (prompts.py:2-121, main.py:433-435, utils.py:457-459) -----------------------------
 
 CRITIC_TEMPLATE = (
-    "You are a literary critic specializing in character analysis and dialogue evaluation. Given a simulated conversation for a plot in {book}, your task is to evaluate this conversation via the following steps:\n"
+    "You are a literary critic specializing in character analysis and dialogue evaluation. "
+    "Given a simulated conversation for a plot in {book}, your task is to evaluate this "
+    "conversation via the following steps:\n"
     "\n"
     "1. Read and understand the provided materials about {book}:\n"
     "   * Story context and scenario.\n"
     "   * Profiles of the main characters, including {major_characters}.\n"
     "   * The original conversation from {book} in the same scenario as a reference.\n"
     "\n"
-    "  2. Evaluate the simulated conversation in terms of {dimension_name}, i.e., {dimension_brief}. \n"
-    "   Note that, each character message is composed of speech, action (wrapped within (...) ), and inner thoughts (wrapped within [...] ). The inner thoughts are not spoken aloud and are thus invisible to other characters. \n"
+    "  2. Evaluate the simulated conversation in terms of {dimension_name}, i.e., "
+    "{dimension_brief}. \n"
+    "   Note that, each character message is composed of speech, action (wrapped within (...) "
+    "), and inner thoughts (wrapped within [...] ). The inner thoughts are not spoken aloud "
+    "and are thus invisible to other characters. \n"
     "   The detailed evaluation criteria will be provided below.\n"
     "   {additional_instructions}\n"
     "\n"
@@ -174,7 +202,8 @@ CRITIC_TEMPLATE = (
     "\n"
     "1. Identify all instances of flaws occurred in the simulated conversation.\n"
     "      \n"
-    "2. For each flaw identified, determine its level of severity into 1 to 5, where 1 indicates minor, 3 indicates moderate, and 5 indicates severe.\n"
+    "2. For each flaw identified, determine its level of severity into 1 to 5, where 1 "
+    "indicates minor, 3 indicates moderate, and 5 indicates severe.\n"
     "   \n"
     "## Output Requirements\n"
     "\n"
@@ -209,12 +238,14 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension(
         name="Storyline Consistency",
         brief=(
-            "Whether the storyline and characters' reactions in the simulated conversation align well with those in the reference conversation"
+            "Whether the storyline and characters' reactions in the simulated conversation "
+            "align well with those in the reference conversation"
         ),
         criteria=(
             "### Storyline Consistency\n"
             "   - Type: Storyline Consistency\n"
-            "     * Characters' reactions (emotions, attitudes, behaviors) in the simulated conversation deviate from those in the original conversation"
+            "     * Characters' reactions (emotions, attitudes, behaviors) in the simulated "
+            "conversation deviate from those in the original conversation"
         ),
     ),
     Dimension(
@@ -226,14 +257,17 @@ DIMENSIONS: tuple[Dimension, ...] = (
             "     * Lacks initiative and goals\n"
             "     * Does not make independent decisions\n"
             "     * Lacks clear preferences and dislikes\n"
-            "     * Behaves like a 'helpful AI assistant' by being overly verbose, helpful, didactic, moralistic, submissive or easily persuaded if it is not the character's personality\n"
+            "     * Behaves like a 'helpful AI assistant' by being overly verbose, helpful, "
+            "didactic, moralistic, submissive or easily persuaded if it is not the character's "
+            "personality\n"
             "\n"
             "   - Type: Emotional Depth\n"
             "     * Lacks psychological complexity and exhibits rigid, superficial reactions\n"
             "     * Directly speaks out all thoughts and feelings, instead of using subtext\n"
             "\n"
             "   - Type: Persona Coherence\n"
-            "     * Shows inconsistent or rapidly changing personality traits and emotional patterns\n"
+            "     * Shows inconsistent or rapidly changing personality traits and emotional "
+            "patterns\n"
             "\n"
             "   - Type: Social Interaction\n"
             "     * Shows a lack of understanding of others' thoughts and feelings\n"
@@ -248,20 +282,29 @@ DIMENSIONS: tuple[Dimension, ...] = (
             "### Character Fidelity\n"
             "   (Only apply to the main characters: {major_characters})\n"
             "   - Type: Character Language\n"
-            "     * Uses vocabulary, expressions, and tone that are not appropriate for the characters' traits or  social/educational background\n"
+            "     * Uses vocabulary, expressions, and tone that are not appropriate for the "
+            "characters' traits or  social/educational background\n"
             "\n"
             "   - Type: Knowledge & Background\n"
-            "     * Fails to demonstrate character-specific knowledge, background or experiences\n"
+            "     * Fails to demonstrate character-specific knowledge, background or "
+            "experiences\n"
             "     * Includes future information beyond the character's current stage\n"
             "\n"
             "   - Type: Personality & Behavior\n"
-            "     * Shows emotions, thoughts, behaviors, values, beliefs, and decisions that conflict with their personality and background\n"
-            "     * Shows interest in topics that are uninteresting and unrelated to the character\n"
-            "     * Character's thoughts, emotions, and behaviors demonstrate contrasting personality traits compared to the reference conversation\n"
-            '     * Exhibits contrasting reactions compared to those in the reference conversation if situated in similar contexts. (Such flaws should be counted both in the "Storyline Consistency" dimension and the "Character Fidelity" dimension.) \n'
+            "     * Shows emotions, thoughts, behaviors, values, beliefs, and decisions that "
+            "conflict with their personality and background\n"
+            "     * Shows interest in topics that are uninteresting and unrelated to the "
+            "character\n"
+            "     * Character's thoughts, emotions, and behaviors demonstrate contrasting "
+            "personality traits compared to the reference conversation\n"
+            "     * Exhibits contrasting reactions compared to those in the reference "
+            "conversation if situated in similar contexts. (Such flaws should be counted both "
+            'in the "Storyline Consistency" dimension and the "Character Fidelity" dimension.) '
+            "\n"
             "\n"
             "   - Type: Relationship & Social Status\n"
-            "     * Interacts inappropriately with other characters regarding their background, relationship and social status"
+            "     * Interacts inappropriately with other characters regarding their "
+            "background, relationship and social status"
         ),
     ),
     Dimension(
@@ -273,7 +316,8 @@ DIMENSIONS: tuple[Dimension, ...] = (
             "     * Shows unnatural progression or lacks meaningful developments\n"
             "     * Dialogue is verbose and redundant\n"
             "     * Repeats others' viewpoints or previously mentioned information\n"
-            "     * Mechanically repeats one's own words or phrases. More repetitions lead to higher severity (up to 10). \n"
+            "     * Mechanically repeats one's own words or phrases. More repetitions lead to "
+            "higher severity (up to 10). \n"
             "\n"
             "   - Type: Logical Consistency\n"
             "     * Contains factual contradictions between statements or perspectives"
@@ -325,7 +369,10 @@ def critic_prompt(
 
 
 JSON_REPAIR_PROMPT = (
-    "I will provide you with a JSON string that contains errors, making it unparseable by `json.loads`. The most common issue is the presence of unescaped double quotes inside strings. Your task is to output the corrected JSON string. The JSON string to be corrected is:\n"
+    "I will provide you with a JSON string that contains errors, making it unparseable by "
+    "`json.loads`. The most common issue is the presence of unescaped double quotes inside "
+    "strings. Your task is to output the corrected JSON string. The JSON string to be "
+    "corrected is:\n"
     "{json_response}"
 )
 

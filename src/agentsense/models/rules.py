@@ -14,6 +14,12 @@
   reads the transcript naively and so is fooled by claims and by utterances that tell it to
   answer yes.
 - `messy`: `persona`, with a deterministic share of broken construction replies.
+- `gca`: CoSER's participants (`agentsense/gca`): characters answer `[thought] (action) speech`
+  (each thought carries a marker `hidden-<name>-<k>` that tests look for in other requests), the
+  Environment narrates, the next-speaker predictor names someone of its list (or `random`,
+  `<END CHAT>`), critics list flaws as JSON. Model names select faults: a critic whose name
+  contains `broken` never answers JSON; one containing `fenced` wraps it in a code fence.
+  `persona` answers CoSER critic prompts the same way (`agentsense/critics`).
 
 The same rules back the `standin/` Inspect model provider and the local HTTP stub server.
 """
@@ -21,6 +27,7 @@ The same rules back the `standin/` Inspect model provider and the local HTTP stu
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -136,6 +143,8 @@ def persona(request: Request) -> str:
         return built
     h = request.digest()
     last = request.last
+    if request.system.startswith("You are a literary critic"):
+        return _gca_critic(request, h)
     if "only output your choice" in last:
         labels = _LABELS.findall(last) or ["A", "B", "C", "D"]
         label = labels[h % len(labels)]
@@ -155,6 +164,92 @@ def persona(request: Request) -> str:
         _CLOSERS[(h >> 8) % len(_CLOSERS)],
     )
     return " ".join(part for part in parts if part)
+
+
+_LIST = re.compile(r"Choose a name from this list: (\[.*?\])\.")
+_CHARACTER = re.compile(r"You are (.+?) from (.+?)\.\n")
+_DIMENSION = re.compile(r"in terms of (.+?), i\.e\.,")
+_FLAW_TYPES = {
+    "Storyline Consistency": ("Storyline Consistency",),
+    "Anthropomorphism": ("Self-identity", "Emotional Depth", "Persona Coherence"),
+    "Character Fidelity": ("Character Language", "Knowledge & Background"),
+    "Storyline Quality": ("Flow & Progression", "Logical Consistency"),
+}
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def _gca_character(request: Request, name: str, h: int) -> str:
+    k = len(request.messages)
+    thought = f"[{name} keeps this hidden-{_slug(name)}-{k}.]"
+    action = ("(looks away)", "(steps closer)", "(folds her arms)", "(pauses)")[h % 4]
+    speech = ("We cannot wait any longer.", "Tell me what you saw.", "I am not afraid.")[
+        (h >> 4) % 3
+    ]
+    return f"{thought} {action} {speech}"
+
+
+def _gca_next_speaker(request: Request, h: int) -> str:
+    match = _LIST.search(request.system)
+    names: list[str] = []
+    if match:
+        names = [n.strip().strip("'\"") for n in match.group(1).strip("[]").split(",")]
+    heard = sum(
+        content.count("\n\n") + 1 for role, content in request.messages[1:] if role == "user"
+    )
+    if heard >= 7 and h % 3 == 0:
+        answer = "<END CHAT>"
+    elif h % 7 == 1 or not names:
+        answer = "random"
+    else:
+        answer = names[(h >> 3) % len(names)]
+    if "===Output Format===" in request.system:
+        return f"1. Reasoning: the scene moves on.\n2. Next Speaker: {answer}"
+    return answer
+
+
+def _gca_critic(request: Request, h: int) -> str:
+    match = _DIMENSION.search(request.system)
+    dimension = match.group(1) if match else "Storyline Quality"
+    types = _FLAW_TYPES.get(dimension, ("Flow & Progression",))
+    flaws = []
+    for i in range((h >> 2) % 4):
+        flaw: dict[str, object] = {
+            "instance": f"message {i + 1} feels off",
+            "type": types[(h >> (i + 5)) % len(types)],
+        }
+        if (h >> (i + 9)) % 6:  # now and then no severity: CoSER counts it as 1
+            flaw["severity"] = 1 + (h >> (i + 12)) % 5
+        flaws.append(flaw)
+    body = json.dumps({dimension: {"flaws": flaws}}, indent=2)
+    if "broken" in request.model:
+        return "I found a few flaws, mostly minor ones, but I cannot put them in JSON."
+    if "fenced" in request.model or h % 5 == 0:
+        return f"Here is my evaluation.\n```json\n{body}\n```"
+    return body
+
+
+def gca(request: Request) -> str:
+    """CoSER's participants, told apart by their prompts; deterministic per request."""
+    # The history's length is mixed in: the last message alone often repeats.
+    key = f"{request.digest()}:{len(request.messages)}".encode()
+    h = int(hashlib.sha256(key).hexdigest(), 16)
+    system = request.system
+    if system.startswith("Your task is to predict the next speaker"):
+        return _gca_next_speaker(request, h)
+    if "Your task is to provide the environmental feedback" in system:
+        weather = ("The wind rises against the windows.", "Somewhere below, a door bangs shut.")
+        return weather[h % 2]
+    if system.startswith("You are a literary critic"):
+        return _gca_critic(request, h)
+    if request.last.startswith("I will provide you with a JSON string"):
+        return "I cannot repair this."
+    character = _CHARACTER.match(system)
+    if character:
+        return _gca_character(request, character.group(1), h)
+    return persona(request)
 
 
 def always_yes(request: Request) -> str:
@@ -184,6 +279,7 @@ RULES: dict[str, Rule] = {
     "yes": always_yes,
     "keyword": keyword,
     "messy": messy,
+    "gca": gca,
 }
 
 

@@ -42,6 +42,11 @@ def public_text(turn: Turn) -> str:
     return add_speaker_name(remove_inner_thoughts(turn.text), turn.speaker)
 
 
+def named_text(turn: Turn) -> str:
+    """The whole turn with the speaker's name in front (the log's and its own view)."""
+    return add_speaker_name(turn.text, turn.speaker)
+
+
 @dataclass(frozen=True)
 class _Entry:
     author: str
@@ -53,12 +58,16 @@ class _Entry:
 class ThoughtViews:
     """Every participant's request in CoSER's format; same interface as `SeatViews`."""
 
-    def __init__(self, opening: str) -> None:
+    def __init__(self, opening: str, name_own: bool = True) -> None:
         self._opening = opening
+        # CoSER's Feb-2025 code prefixed every reply with `Name: ` before storing it, so the
+        # speaker's own history carried its name too (the Dec-2025 code stores it bare).
+        self._name_own = name_own
         self._entries: list[_Entry] = []
 
     def append(self, turn: Turn) -> None:
-        self._entries.append(_Entry(turn.speaker, turn.text, public_text(turn)))
+        own = named_text(turn) if self._name_own else turn.text
+        self._entries.append(_Entry(turn.speaker, own, public_text(turn)))
 
     def note(
         self, author: str, text: str, role: Literal["assistant", "user"] = "assistant"

@@ -1,5 +1,6 @@
 from .blind import blind
 from .construct import construct
+from .gca import gca
 from .homogeneous import full, goal, info
 from .judge_check import judge_check
 from .labelling import labelling
@@ -9,6 +10,7 @@ __all__ = [
     "blind",
     "construct",
     "full",
+    "gca",
     "goal",
     "info",
     "judge_check",

@@ -1,0 +1,1 @@
+"""CoSER's Given-Circumstance Acting (GCA): dataset, simulation, critics, scores."""

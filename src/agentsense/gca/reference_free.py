@@ -1,0 +1,91 @@
+"""Extension (neither CoSER's protocol nor AgentSense's): CoSER's three reference-free critics on
+AgentSense conversations, as a scorer `inspect score` can append to any AgentSense log.
+
+CoSER's critic template is filled from the scene (docs/gca.md, "Extension"): the book becomes
+"this AgentSense scenario", the plot summary the scene's background, the scenario its
+description, the profiles each character's profile, and the original conversation a line saying
+there is none. The score is CoSER's formula with R = every message of the conversation.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState
+from inspect_ai.util import store_as
+
+from ..dataset.samples import scenario_of
+from ..dataset.schema import Scenario
+from ..solvers.conversation import Conversation
+from . import prompts
+from .scorer import CRITIC_ROLE, dimension_entry, explanation, profiles_text, run_critics
+from .simulation import GCASettings, role_model
+from .transcript import simulation_text
+
+BOOK = "this AgentSense scenario"
+NO_REFERENCE = "(There is no original conversation for this scenario.)"
+DIMENSIONS = tuple(d for d in prompts.DIMENSIONS if d.name in prompts.REFERENCE_FREE)
+KEYS = {d.name: d.name.lower().replace(" ", "_") for d in DIMENSIONS}
+CRITIC_KEYS = (*KEYS.values(), "critics_average")
+
+
+def scene_critic_prompt(scene: Scenario, dimension: prompts.Dimension) -> str:
+    return prompts.critic_prompt(
+        dimension,
+        book=BOOK,
+        plot_summary=scene.background,
+        scenario=scene.description,
+        character_profiles=profiles_text({c.name: c.profile for c in scene.characters}),
+        original_conversation=NO_REFERENCE,
+        major_characters=scene.names,
+        additional_instructions="",
+    )
+
+
+def template_metrics() -> list[Metric]:
+    return [mean(), stderr(cluster="template_id")]
+
+
+@scorer(metrics={key: template_metrics() for key in CRITIC_KEYS})
+def critics() -> Scorer:
+    """Anthropomorphism, Character Fidelity and Storyline Quality (role `critic`), CoSER-scored."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        conversation = store_as(Conversation)
+        if not conversation.turns:
+            raise ValueError(
+                f"Sample {state.sample_id} has no conversation in its store: score logs of "
+                "AgentSense tasks."
+            )
+        scene = scenario_of(state.metadata)
+        turns = list(conversation.turns)
+        simulation = simulation_text(turns)
+        settings = GCASettings()
+        verdicts = await run_critics(
+            role_model(CRITIC_ROLE),
+            DIMENSIONS,
+            [scene_critic_prompt(scene, d) for d in DIMENSIONS],
+            simulation,
+            settings,
+        )
+        value: dict[str, float] = {}
+        rows: dict[str, dict[str, Any]] = {}
+        for verdict in verdicts:
+            value[KEYS[verdict.dimension]], rows[verdict.dimension] = dimension_entry(
+                verdict, len(turns)
+            )
+        value["critics_average"] = math.fsum(value[k] for k in KEYS.values()) / len(KEYS)
+        return Score(
+            value=value,
+            explanation=explanation(rows, {}),
+            metadata={
+                "dimensions": rows,
+                "rounds": len(turns),
+                "unreadable": [name for name, row in rows.items() if not row["readable"]],
+                "extension": "CoSER reference-free critics on an AgentSense scene",
+            },
+        )
+
+    return score

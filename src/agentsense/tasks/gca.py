@@ -1,0 +1,72 @@
+"""`agentsense/gca`: CoSER's Given-Circumstance Acting (Wang et al., 2025) on this project's engine.
+
+The evaluated model plays every character of a scene from a book; the roles `environment`,
+`next_speaker` and `critic` play the Environment, the next-speaker predictor and the four
+critics (each falls back to the evaluated model when unbound). docs/gca.md has the protocol and
+every decision taken where CoSER's code and paper differ.
+"""
+
+from __future__ import annotations
+
+from inspect_ai import Task, task
+from pydantic import ValidationError
+
+from ..errors import PrerequisiteError
+from ..gca.dataset import gca_dataset, load_circumstances
+from ..gca.scorer import gca_critics
+from ..gca.simulation import GCASettings, NextSpeakerPrompt, gca_simulation
+from ..version import eval_version
+
+
+def gca_settings(**values: object) -> GCASettings:
+    try:
+        return GCASettings.model_validate(values)
+    except ValidationError as error:
+        lines = [
+            f"  -T {'.'.join(map(str, e['loc']))}={e.get('input')!r}: {e['msg']}"
+            for e in error.errors()
+        ]
+        raise PrerequisiteError(
+            "Invalid agentsense/gca task argument(s):\n" + "\n".join(lines)
+        ) from None
+
+
+@task
+def gca(
+    dataset: str = "official",
+    seed: int = 0,
+    max_rounds: int = 20,
+    continue_from: int = 0,
+    thoughts: bool = True,
+    output_example: bool = True,
+    next_speaker_prompt: NextSpeakerPrompt = "feb2025",
+    temperature: float = 0.0,
+    max_tokens: int = 512,
+    critic_max_tokens: int = 8196,
+    critic_attempts: int = 6,
+) -> Task:
+    """Given-Circumstance Acting: simulate each scene, then CoSER's four penalty-based critics."""
+    settings = gca_settings(
+        max_rounds=max_rounds,
+        continue_from=continue_from,
+        thoughts=thoughts,
+        output_example=output_example,
+        next_speaker_prompt=next_speaker_prompt,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        critic_max_tokens=critic_max_tokens,
+        critic_attempts=critic_attempts,
+    )
+    records = load_circumstances(dataset)
+    return Task(
+        dataset=gca_dataset(records, name=f"coser-{dataset}" if "/" not in dataset else dataset),
+        solver=gca_simulation(settings=settings, seed=seed),
+        scorer=gca_critics(),
+        version=eval_version().comparability_version,
+        metadata={
+            "gca": settings.model_dump(),
+            "dataset": dataset,
+            "seed": seed,
+            **eval_version().to_metadata(),
+        },
+    )

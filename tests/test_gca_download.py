@@ -1,0 +1,123 @@
+"""The pinned CoSER files: downloaded with Inspect's `download`, sha256-verified and cached, against
+the local file server of `test_official_download` (good, tampered, truncated, cut, cached)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+import tenacity
+
+import test_official_download as downloads
+from agentsense.gca import dataset
+from agentsense.gca.dataset import PINNED, GCADataError, PinnedFile, coser_url, pinned_path
+from test_official_download import FakeServer, Reply
+
+server = downloads.server  # the shared local file server fixture
+OFFICIAL = PINNED["official"]  # the real pin, before the fixture swaps it
+
+UPSTREAM = "data/test/test_set.json"
+SERVED = f"/mirror/{UPSTREAM}"
+GOOD = json.dumps(json.loads(dataset.demo_path().read_text(encoding="utf-8"))).encode()
+GOOD_SHA = hashlib.sha256(GOOD).hexdigest()
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Every write in tmp_path; `official` means the synthetic file; no waits between retries."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("AGENTSENSE_CACHE_DIR", str(cache))
+    monkeypatch.delenv(dataset.URL_ENV, raising=False)
+    monkeypatch.setitem(PINNED, "official", PinnedFile(UPSTREAM, GOOD_SHA, 3))
+    monkeypatch.setattr(tenacity.nap.time, "sleep", lambda seconds: None)
+    return cache / "coser"
+
+
+@pytest.fixture
+def online(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> FakeServer:
+    monkeypatch.setenv(dataset.URL_ENV, server.url)
+    return server
+
+
+def files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+def test_good_file_is_verified_cached_and_reused(online: FakeServer, isolated: Path) -> None:
+    online.serve(Reply(GOOD), path=SERVED)
+    path = pinned_path("official")
+    assert path.read_bytes() == GOOD and path.parent == isolated
+    assert files(isolated) == [PINNED["official"].file_name]
+    records = dataset.load_circumstances("official")
+    assert records[0].key == "The Lighthouse at Gull Point-3-0"
+    assert online.requests == [SERVED]  # the second use read the cache
+
+
+def test_tampered_file_is_rejected_and_not_cached(online: FakeServer, isolated: Path) -> None:
+    online.serve(Reply(GOOD.replace(b"Mara", b"Mora")), path=SERVED)
+    with pytest.raises(GCADataError) as caught:
+        pinned_path("official")
+    message = str(caught.value)
+    assert "does not match the pinned sha256" in message and GOOD_SHA in message
+    assert "it was not cached" in message and "-T dataset=demo" in message
+    assert files(isolated) == []
+
+
+def test_truncated_file_is_rejected(online: FakeServer, isolated: Path) -> None:
+    online.serve(Reply(GOOD[: len(GOOD) // 2]), path=SERVED)  # complete transfer of half a file
+    with pytest.raises(GCADataError, match="does not match the pinned sha256"):
+        pinned_path("official")
+    assert files(isolated) == []
+
+
+def test_cut_transfer_is_retried_then_reported(online: FakeServer, isolated: Path) -> None:
+    online.serve(Reply(GOOD, mode="short"), path=SERVED)  # Content-Length beyond the body
+    with pytest.raises(GCADataError) as caught:
+        pinned_path("official")
+    message = str(caught.value)
+    assert "could not be downloaded" in message and "complete message body" in message
+    assert "after 5 attempts" in message
+    assert len(online.requests) == 5 and files(isolated) == []
+
+
+def test_cut_transfer_then_good_one_succeeds(online: FakeServer, isolated: Path) -> None:
+    online.serve(Reply(GOOD, mode="short"), Reply(GOOD), path=SERVED)
+    assert pinned_path("official").read_bytes() == GOOD
+    assert len(online.requests) == 2
+
+
+def test_damaged_cache_is_downloaded_again(online: FakeServer, isolated: Path) -> None:
+    online.serve(Reply(GOOD), path=SERVED)
+    path = pinned_path("official")
+    path.write_bytes(GOOD[:-5])
+    assert pinned_path("official").read_bytes() == GOOD
+    assert len(online.requests) == 2
+
+
+def test_not_found_names_the_url_and_the_ways_out(online: FakeServer, isolated: Path) -> None:
+    with pytest.raises(GCADataError) as caught:
+        pinned_path("official")
+    message = str(caught.value)
+    assert "404" in message and coser_url("official") in message
+    assert "-T dataset=/path/to/test_set.json" in message
+
+
+def test_pins() -> None:
+    assert dataset.COMMIT == "624efc50db7be3a4e37cec6a1c58ed434dc9f2ce"
+    assert coser_url("example") == (
+        "https://raw.githubusercontent.com/Neph0s/CoSER/624efc50db7be3a4e37cec6a1c58ed434dc9f2ce/"
+        "data/test/example_test_set.json"
+    )
+    assert (
+        PinnedFile(
+            "data/test/test_set.json",
+            "eb175779d1d5adf99c893ff1f82de9b18ada912d3f385b3f5419195afdfb374a",
+            200,
+        )
+        == OFFICIAL
+    )
+    assert PINNED["example"].sha256 == (
+        "7d3d771d9dd55d4ff950b4dacc1b79b502c183258d1344c2c3abbe2eddaab451"
+    )
