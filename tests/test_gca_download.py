@@ -1,21 +1,20 @@
 """The pinned CoSER files: downloaded with Inspect's `download`, sha256-verified and cached, against
-the local file server of `test_official_download` (good, tampered, truncated, cut, cached)."""
+the project's test file server (`tests/file_server.py`) (good, tampered, truncated, cut, cached)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import tenacity
 
-import test_official_download as downloads
 from agentsense.gca import dataset
 from agentsense.gca.dataset import PINNED, GCADataError, PinnedFile, coser_url, pinned_path
-from test_official_download import FakeServer, Reply
+from file_server import FileServer, Reply, file_server
 
-server = downloads.server  # the shared local file server fixture
 OFFICIAL = PINNED["official"]  # the real pin, before the fixture swaps it
 
 UPSTREAM = "data/test/test_set.json"
@@ -36,16 +35,17 @@ def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def online(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> FakeServer:
-    monkeypatch.setenv(dataset.URL_ENV, server.url)
-    return server
+def online(monkeypatch: pytest.MonkeyPatch) -> Iterator[FileServer]:
+    with file_server() as served:
+        monkeypatch.setenv(dataset.URL_ENV, served.url)
+        yield served
 
 
 def files(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
 
 
-def test_good_file_is_verified_cached_and_reused(online: FakeServer, isolated: Path) -> None:
+def test_good_file_is_verified_cached_and_reused(online: FileServer, isolated: Path) -> None:
     online.serve(Reply(GOOD), path=SERVED)
     path = pinned_path("official")
     assert path.read_bytes() == GOOD and path.parent == isolated
@@ -55,7 +55,7 @@ def test_good_file_is_verified_cached_and_reused(online: FakeServer, isolated: P
     assert online.requests == [SERVED]  # the second use read the cache
 
 
-def test_tampered_file_is_rejected_and_not_cached(online: FakeServer, isolated: Path) -> None:
+def test_tampered_file_is_rejected_and_not_cached(online: FileServer, isolated: Path) -> None:
     online.serve(Reply(GOOD.replace(b"Mara", b"Mora")), path=SERVED)
     with pytest.raises(GCADataError) as caught:
         pinned_path("official")
@@ -65,14 +65,14 @@ def test_tampered_file_is_rejected_and_not_cached(online: FakeServer, isolated: 
     assert files(isolated) == []
 
 
-def test_truncated_file_is_rejected(online: FakeServer, isolated: Path) -> None:
+def test_truncated_file_is_rejected(online: FileServer, isolated: Path) -> None:
     online.serve(Reply(GOOD[: len(GOOD) // 2]), path=SERVED)  # complete transfer of half a file
     with pytest.raises(GCADataError, match="does not match the pinned sha256"):
         pinned_path("official")
     assert files(isolated) == []
 
 
-def test_cut_transfer_is_retried_then_reported(online: FakeServer, isolated: Path) -> None:
+def test_cut_transfer_is_retried_then_reported(online: FileServer, isolated: Path) -> None:
     online.serve(Reply(GOOD, mode="short"), path=SERVED)  # Content-Length beyond the body
     with pytest.raises(GCADataError) as caught:
         pinned_path("official")
@@ -82,13 +82,13 @@ def test_cut_transfer_is_retried_then_reported(online: FakeServer, isolated: Pat
     assert len(online.requests) == 5 and files(isolated) == []
 
 
-def test_cut_transfer_then_good_one_succeeds(online: FakeServer, isolated: Path) -> None:
+def test_cut_transfer_then_good_one_succeeds(online: FileServer, isolated: Path) -> None:
     online.serve(Reply(GOOD, mode="short"), Reply(GOOD), path=SERVED)
     assert pinned_path("official").read_bytes() == GOOD
     assert len(online.requests) == 2
 
 
-def test_damaged_cache_is_downloaded_again(online: FakeServer, isolated: Path) -> None:
+def test_damaged_cache_is_downloaded_again(online: FileServer, isolated: Path) -> None:
     online.serve(Reply(GOOD), path=SERVED)
     path = pinned_path("official")
     path.write_bytes(GOOD[:-5])
@@ -96,7 +96,7 @@ def test_damaged_cache_is_downloaded_again(online: FakeServer, isolated: Path) -
     assert len(online.requests) == 2
 
 
-def test_not_found_names_the_url_and_the_ways_out(online: FakeServer, isolated: Path) -> None:
+def test_not_found_names_the_url_and_the_ways_out(online: FileServer, isolated: Path) -> None:
     with pytest.raises(GCADataError) as caught:
         pinned_path("official")
     message = str(caught.value)

@@ -28,7 +28,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.util import download
 from pydantic import ValidationError
 
-from ..dataset.official import cache_dir
+from ..cache import cache_dir
 from ..dataset.validation import MAX_REPORTED, DatasetError
 from ..errors import PrerequisiteError
 from .record import Circumstance

@@ -35,7 +35,7 @@ NextSpeakerPrompt = Literal["feb2025", "head"]
 class GCASettings(BaseModel):
     """Every knob of a GCA run; task arguments, recorded in the log and read by the scorer."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     max_rounds: int = Field(default=20, ge=1, description="messages at most (CoSER: 20)")
     continue_from: int = Field(default=0, ge=0, description="first k messages from the book")

@@ -16,19 +16,14 @@ from ..gca.dataset import gca_dataset, load_circumstances
 from ..gca.scorer import gca_critics
 from ..gca.simulation import GCASettings, NextSpeakerPrompt, gca_simulation
 from ..version import eval_version
+from .common import argument_errors
 
 
 def gca_settings(**values: object) -> GCASettings:
     try:
         return GCASettings.model_validate(values)
     except ValidationError as error:
-        lines = [
-            f"  -T {'.'.join(map(str, e['loc']))}={e.get('input')!r}: {e['msg']}"
-            for e in error.errors()
-        ]
-        raise PrerequisiteError(
-            "Invalid agentsense/gca task argument(s):\n" + "\n".join(lines)
-        ) from None
+        raise PrerequisiteError(argument_errors(error)) from None
 
 
 @task
@@ -45,7 +40,25 @@ def gca(
     critic_max_tokens: int = 8196,
     critic_attempts: int = 6,
 ) -> Task:
-    """Given-Circumstance Acting: simulate each scene, then CoSER's four penalty-based critics."""
+    """Given-Circumstance Acting: simulate each scene, then CoSER's four penalty-based critics.
+
+    Args:
+        dataset: `official` (CoSER's 200 test scenes), `example` (its 3), `demo` (3 scenes
+            written for this project), or the path of a JSON file in CoSER's schema.
+        seed: seeds the Environment's role phrase, the profile separator and the next-speaker
+            fallback per scene and epoch.
+        max_rounds: messages at most (CoSER: 20).
+        continue_from: the first k messages are the book's (docs/gca.md, ambiguity 7).
+        thoughts: ask actors for `[thought]`s; false is CoSER's `--wo_thought`.
+        output_example: the thought/action example in the actor prompt (CoSER drops it for
+            CoSER-trained actors).
+        next_speaker_prompt: `feb2025` (the paper's code) or `head` (the Dec-2025 prompt and
+            parser).
+        temperature: actor, Environment and next-speaker temperature.
+        max_tokens: per actor, Environment and next-speaker call.
+        critic_max_tokens: per critic call.
+        critic_attempts: critic tries per dimension before it counts as unreadable.
+    """
     settings = gca_settings(
         max_rounds=max_rounds,
         continue_from=continue_from,
