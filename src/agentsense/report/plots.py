@@ -259,3 +259,37 @@ def heatmap_figure(
         "cells": [[asdict(c) if c is not None else None for c in row] for row in cells],
     }
     return FigureRecord(path.name, title, "heatmap", [record])
+
+
+def agreement_heatmaps(matrices: dict[str, pd.DataFrame], title: str, path: Path) -> FigureRecord:
+    """One square of pairwise agreement (Cohen's κ, -1..1) per run, judges on both axes."""
+    count = len(matrices)
+    side = max(3.2, 1.1 * max(m.shape[0] for m in matrices.values()) + 1.6)
+    figure, axes_list = plt.subplots(1, count, figsize=(side * count + 1.0, side), squeeze=False)
+    records = []
+    image = None
+    for axes, (run, matrix) in zip(axes_list[0], matrices.items(), strict=True):
+        values = matrix.to_numpy(dtype=float)
+        image = axes.imshow(np.ma.masked_invalid(values), cmap="RdBu", vmin=-1.0, vmax=1.0)
+        for i in range(values.shape[0]):
+            for j in range(values.shape[1]):
+                text = "–" if math.isnan(values[i, j]) else f"{values[i, j]:.2f}"
+                axes.text(j, i, text, ha="center", va="center", fontsize=8)
+        labels = [str(c) for c in matrix.columns]
+        axes.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
+        axes.set_yticks(range(len(labels)), labels)
+        axes.set_title(_short(run), fontsize=9)
+        records.append(
+            {
+                "title": run,
+                "rows": labels,
+                "columns": labels,
+                "cells": [[None if math.isnan(v) else float(v) for v in row] for row in values],
+            }
+        )
+    if image is not None:
+        figure.colorbar(image, ax=list(axes_list[0]), label="Cohen's κ")
+    figure.suptitle(title, fontsize=10)
+    figure.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(figure)
+    return FigureRecord(path.name, title, "heatmap", records)
