@@ -206,9 +206,10 @@ def table_one_section(inputs: Inputs) -> Content:
     shown = shown[[c for c in shown.columns if c == "kind" or _filled(shown[c])]]
     text = (
         "## Table 1: overall performance\n\nScores in %, mean ± 95% CI half-width over scenes "
-        "(epochs averaged first). PSI: mean over templates of the per-template std of the scene "
-        "scores (goal PSI on judge majority), ± its CI over templates; templates with fewer than "
-        "2 scored scenes are skipped.\n\n"
+        "(epochs averaged first), the interval clustered by template (cluster-robust SE, t on "
+        "templates − 1 degrees of freedom). PSI: mean over templates of the per-template std of "
+        "the scene scores (goal PSI on judge majority) ± the half-width of a 95% percentile "
+        "bootstrap over templates; templates with fewer than 2 scored scenes are skipped.\n\n"
         + frame_markdown(shown, "Model / sender × receiver", with_n=False, headers=HEADERS)
     )
     panels = [
@@ -287,8 +288,8 @@ def _breakdown(frame: pd.DataFrame, spec: Breakdown, report: Report, why: str) -
     )
     table = wide(frame, spec.by, primary)
     return (
-        f"## {spec.title}\n\n{HEADERS.get(primary, primary)} in %, mean ± 95% CI (n); all "
-        f"metrics in `{spec.name}.csv`.\n\n"
+        f"## {spec.title}\n\n{HEADERS.get(primary, primary)} in %, mean ± 95% CI clustered by "
+        f"template (n); all metrics in `{spec.name}.csv`.\n\n"
         + frame_markdown(table, spec.label, headers=HEADERS)
         + figure
     )
@@ -362,7 +363,8 @@ def pairs_section(inputs: Inputs) -> Content:
     if not variants:
         return Absent("no agentsense/pairwise log among the inputs")
     parts = [
-        "## Sender × receiver (Figs. 5a, 7, 8)\n\nJudge majority in %, mean ± 95% CI (n scenes)."
+        "## Sender × receiver (Figs. 5a, 7, 8)\n\nJudge majority in %, mean ± 95% CI clustered "
+        "by template (n scenes)."
     ]
     for k, variant in enumerate(variants):
         tag = f"_{k + 1}" if len(variants) > 1 else ""
@@ -407,7 +409,7 @@ def attack_section(inputs: Inputs) -> Content:
         "## Attacker and defender (§5.2, Fig. 5b)\n\n"
         "Attack: MCQ accuracy of the model's characters. "
         "Defence: 1 − accuracy of the MCQs about its characters' secrets (target rule in "
-        "docs/analysis.md). In %, mean ± 95% CI (n questions).\n\n"
+        "docs/analysis.md). In %, mean ± 95% CI clustered by template (n questions).\n\n"
         + frame_markdown(table, "Model", headers=HEADERS)
         + figure
     )
@@ -473,13 +475,19 @@ def labelling_section(inputs: Inputs) -> Content:
 
 STATISTICS = """## Statistics
 
-- Means with 95% Student-t confidence intervals (mean ± t · sd/√n, ddof=1); n is the number of
-  independent units: scenes for scene scores, goals for goal categories, questions for
-  attack/defence, templates for PSI. Repeated epochs of a unit are averaged first.
-- Goal categories treat goals as independent, although goals of one scene are correlated: their
-  intervals are somewhat narrow.
-- PSI skips templates with fewer than 2 scored scenes (an official-mode log's own PSI metric is
-  NaN then, as in the official code), see `docs/analysis.md`.
+- Intervals are 95% and **clustered by template**: the scenes of one template share background,
+  goals and questions, so they are not independent. A mean's interval is mean ± t(C − 1) · SE,
+  with the cluster-robust SE (statsmodels OLS on a constant, `cov_type="cluster"` by
+  `template_id`, correction C/(C − 1)) and C the number of templates: the same numbers as the
+  log's `stderr` / `ci_lower` / `ci_upper`. n counts the units (scenes for scene scores, goals
+  for goal categories, questions for attack/defence); epochs of a unit are averaged first. A
+  level with a single template has no interval. The naive intervals (units independent) are in
+  the Uncertainty section, for comparison.
+- PSI ± a 95% percentile bootstrap over templates (whole templates resampled with replacement,
+  2000 resamples, fixed seed); PSI skips templates with fewer than 2 scored scenes (an
+  official-mode log's own PSI metric is NaN then, as in the official code).
+- Judge agreement: Fleiss' κ (statsmodels), Krippendorff's α (krippendorff), Cohen's κ
+  (scikit-learn); see the Judge reliability section.
 - Chi-square test of App. D.6: chi2 = (n − 1)·s²/σ0², two-sided, see `docs/analysis.md`."""
 
 
@@ -601,6 +609,45 @@ def reliability_section(inputs: Inputs) -> Content:
     return text
 
 
+def uncertainty_section(inputs: Inputs) -> Content:
+    table = tables.uncertainty(inputs.units)
+    if table.empty:
+        return Absent("no scored conversation run (full, goal, info or pairwise)")
+    inputs.report.csv(table, "uncertainty")
+    rows = [
+        [
+            str(r.group),
+            HEADERS.get(str(r.metric), str(r.metric)),
+            str(r.n),
+            str(r.templates),
+            _percent(r.mean),
+            _percent(r.naive_half_width),
+            _percent(r.half_width),
+            str(r.method),
+            _number(r.ratio),
+        ]
+        for r in table.itertuples()
+    ]
+    head = [
+        "Run",
+        "metric",
+        "n",
+        "templates",
+        "mean %",
+        "± naive",
+        "± reported",
+        "reported interval",
+        "reported / naive",
+    ]
+    return (
+        "## Uncertainty: clustered and naive intervals\n\nHalf-widths (in %) of the 95% "
+        "interval that treats the n scenes (templates, for PSI) as independent (naive t) and of "
+        "the one the report gives: clustered by template for means, a bootstrap over templates "
+        "for PSI. A ratio above 1 means the naive interval is too narrow.\n\n"
+        + markdown(head, rows)
+    )
+
+
 def statistics_section(inputs: Inputs) -> Content:
     if _scored(inputs.units).empty:
         return Absent("no scored sample of a model run")
@@ -622,6 +669,7 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Attacker and defender", attack_section),
     ("Profile sensitivity", sensitivity_section),
     ("Judge reliability", reliability_section),
+    ("Uncertainty", uncertainty_section),
     ("Labelling", labelling_section),
     ("Statistics", statistics_section),
 )

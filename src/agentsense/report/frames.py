@@ -38,6 +38,14 @@ def _with_runs(frame: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     return frame.merge(runs[RUN_COLUMNS], on="log", how="inner")
 
 
+def _with_templates(frame: pd.DataFrame, scenes: pd.DataFrame) -> pd.DataFrame:
+    """Each row's `template_id` (the cluster its interval is computed over), from its scene."""
+    if "template_id" in frame.columns or "template_id" not in scenes.columns:
+        return frame
+    templates = scenes[["log", "id", "template_id"]].drop_duplicates(["log", "id"])
+    return frame.merge(templates, on=["log", "id"], how="left")
+
+
 def _average(frame: pd.DataFrame, keys: list[str], values: list[str]) -> pd.DataFrame:
     """Mean of `values` per unit `keys` (NaN-skipping; an all-NaN unit stays NaN)."""
     present = [value for value in values if value in frame.columns]
@@ -73,6 +81,7 @@ def goal_units(goals: pd.DataFrame) -> pd.DataFrame:
         "variant",
         "kind",
         "id",
+        "template_id",
         "character",
         "goal_index",
         "category",
@@ -92,6 +101,7 @@ def character_units(goals: pd.DataFrame) -> pd.DataFrame:
         "sender",
         "receiver",
         "id",
+        "template_id",
         "character",
         "role",
         "player",
@@ -108,6 +118,7 @@ def question_units(mcqs: pd.DataFrame) -> pd.DataFrame:
         "kind",
         "task",
         "id",
+        "template_id",
         "asker",
         "item",
         "asker_model",
@@ -137,12 +148,12 @@ def build_units(runs: Runs, allow_mixed: bool = False) -> Units:
         )
         if c in scenes.columns
     ]
-    goals = _with_runs(runs.goals, labelled)
+    goals = _with_runs(_with_templates(runs.goals, runs.scenes), labelled)
     return Units(
         runs=labelled,
         scenes=scene_units(scenes, metrics),
         goals=goal_units(goals),
         characters=character_units(goals),
-        questions=question_units(_with_runs(runs.mcqs, labelled)),
+        questions=question_units(_with_runs(_with_templates(runs.mcqs, runs.scenes), labelled)),
         judge_columns=judges,
     )

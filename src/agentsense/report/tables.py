@@ -14,10 +14,11 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from ..metrics import profile_sensitivity
 from ..metrics import template_stds as template_std_list
 from .frames import Units
 from .loading import LABEL_METRICS
-from .stats import Estimate, mean_ci
+from .stats import Estimate, clustered_mean_ci, mean_ci, template_bootstrap_ci
 
 GOAL_COLUMNS = ("self", "other")
 PANEL_COLUMNS = ("judge_mean", "judge_majority")
@@ -28,9 +29,13 @@ MISSING = "(none)"
 
 
 def estimate(frame: pd.DataFrame, column: str) -> Estimate:
+    """Mean and 95% CI of a unit column, clustered by template when the units carry one."""
     if frame.empty or column not in frame.columns:
         return mean_ci([])
-    return mean_ci(list(frame[column].astype(float)))
+    values = list(frame[column].astype(float))
+    if "template_id" in frame.columns:
+        return clustered_mean_ci(values, list(frame["template_id"]))
+    return mean_ci(values)
 
 
 def template_stds(scenes: pd.DataFrame, metric: str) -> list[float]:
@@ -47,8 +52,19 @@ def template_stds(scenes: pd.DataFrame, metric: str) -> list[float]:
 
 
 def psi_estimate(scenes: pd.DataFrame, metric: str) -> Estimate:
-    """PSI (mean over templates of the per-template std) with a t interval over templates."""
-    return mean_ci(template_stds(scenes, metric))
+    """PSI (mean over templates of the per-template std) with a percentile bootstrap over
+    templates (stats.template_bootstrap_ci); n = templates with 2 or more scored scenes."""
+    if scenes.empty or metric not in scenes.columns:
+        return mean_ci([])
+    scored = scenes.dropna(subset=[metric])
+    groups = {
+        str(template): list(part[metric].astype(float))
+        for template, part in scored.groupby("template_id", sort=True)
+        if len(part) >= 2
+    }
+    if not groups:
+        return mean_ci([])
+    return template_bootstrap_ci(groups, lambda g: profile_sensitivity(g, "skip"))
 
 
 # --- Table 1 -----------------------------------------------------------------------------------
@@ -102,7 +118,7 @@ def table_one(units: Units) -> pd.DataFrame:
 def leakage(units: Units) -> pd.DataFrame:
     """Per group with a blind run: blind and real MCQ accuracy, real - blind on shared scenes."""
     scenes = units.scenes
-    blind = scenes[scenes["kind"] == "blind"].set_index(["family", "id"])["blind_mcq_accuracy"]
+    blind = scenes[scenes["kind"] == "blind"]
     rows: dict[str, dict[str, Estimate]] = {}
     real = (
         scenes[scenes["kind"].isin(["homogeneous", "pairwise"]) & scenes["mcq_accuracy"].notna()]
@@ -111,14 +127,17 @@ def leakage(units: Units) -> pd.DataFrame:
     )
     for group, frame in real.groupby("group", sort=True):
         family = str(frame["family"].iloc[0])
-        if family not in blind.index.get_level_values(0):
+        baseline = blind[blind["family"] == family]
+        if baseline.empty:
             continue
-        baseline = blind.loc[family]
-        shared = frame.set_index("id")["mcq_accuracy"].to_frame().join(baseline, how="inner")
+        shared = frame[["id", "template_id", "mcq_accuracy"]].merge(
+            baseline[["id", "blind_mcq_accuracy"]], on="id", how="inner"
+        )
+        shared["gain_over_blind"] = shared["mcq_accuracy"] - shared["blind_mcq_accuracy"]
         rows[str(group)] = {
-            "blind_mcq_accuracy": mean_ci(list(baseline.astype(float))),
+            "blind_mcq_accuracy": estimate(baseline, "blind_mcq_accuracy"),
             "mcq_accuracy": estimate(frame, "mcq_accuracy"),
-            "gain_over_blind": mean_ci(list(shared["mcq_accuracy"] - shared["blind_mcq_accuracy"])),
+            "gain_over_blind": estimate(shared, "gain_over_blind"),
         }
     return pd.DataFrame.from_dict(
         rows, orient="index", columns=["blind_mcq_accuracy", "mcq_accuracy", "gain_over_blind"]
@@ -222,7 +241,11 @@ def role_matrix(
         & (characters["role"] == role)
         & (characters["variant"] == variant)
     ]
-    per_scene = chosen.groupby(["sender", "receiver", "id"], sort=True)[metric].mean().reset_index()
+    per_scene = (
+        chosen.groupby(["sender", "receiver", "id", "template_id"], sort=True)[metric]
+        .mean()
+        .reset_index()
+    )
     return pair_matrix(per_scene, lambda part: estimate(part, metric))
 
 
@@ -248,3 +271,56 @@ def attack_defence(units: Units) -> pd.DataFrame:
 
 def _complement(value: Estimate) -> Estimate:
     return Estimate(1 - value.mean, 1 - value.high, 1 - value.low, value.n)
+
+
+# --- uncertainty -------------------------------------------------------------------------------
+
+UNCERTAINTY_METRICS = ("self", "other", "judge_mean", "judge_majority", "mcq_accuracy")
+
+
+def uncertainty(units: Units) -> pd.DataFrame:
+    """Per run and metric: the naive 95% half-width (scenes independent) beside the one clustered
+    by template (and, for PSI, the t interval over template stds beside the bootstrap)."""
+    rows = []
+    for group, frame in real_scenes(units).groupby("group", sort=True):
+        for metric in UNCERTAINTY_METRICS:
+            if metric not in frame.columns or not frame[metric].notna().any():
+                continue
+            naive, clustered = mean_ci(list(frame[metric].astype(float))), estimate(frame, metric)
+            rows.append(_width_row(str(group), metric, naive, clustered, "t, clustered"))
+        for name, metric in PSI_METRIC.items():
+            if metric in frame.columns and frame[metric].notna().any():
+                naive = mean_ci(template_stds(frame, metric))
+                rows.append(
+                    _width_row(str(group), name, naive, psi_estimate(frame, metric), "bootstrap")
+                )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "group",
+            "metric",
+            "n",
+            "templates",
+            "mean",
+            "naive_half_width",
+            "half_width",
+            "method",
+            "ratio",
+        ],
+    )
+
+
+def _width_row(
+    group: str, metric: str, naive: Estimate, clustered: Estimate, method: str
+) -> dict[str, object]:
+    return {
+        "group": group,
+        "metric": metric,
+        "n": naive.n,
+        "templates": clustered.clusters,
+        "mean": clustered.mean,
+        "naive_half_width": naive.half_width,
+        "half_width": clustered.half_width,
+        "method": method,
+        "ratio": clustered.half_width / naive.half_width if naive.half_width else np.nan,
+    }
