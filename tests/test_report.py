@@ -152,13 +152,27 @@ def test_table_one_matches_the_log_metrics(out: Path, logs: dict[str, EvalLog]) 
         )
 
 
-def test_confidence_intervals_are_student_t(out: Path, logs: dict[str, EvalLog]) -> None:
+def test_confidence_intervals_are_clustered_by_template(
+    out: Path, logs: dict[str, EvalLog]
+) -> None:
+    # Issue #13 changed the report's intervals from scene-level Student-t to template-clustered:
+    # mean ± t(C - 1) * sqrt(C/(C - 1) * sum_g (sum_{i in g} (y_i - mean))^2) / n.
     row = table_one(out).loc[A]
-    values = [v[0] for v in scene_values(logs[A], "judge_majority").values()]
-    low, high = sps.t.interval(0.95, len(values) - 1, loc=np.mean(values), scale=sps.sem(values))
-    assert math.isclose(row["judge_majority_ci_low"], low) and math.isclose(
-        row["judge_majority_ci_high"], high
-    )
+    per_scene = scene_values(logs[A], "judge_majority")
+    template = {s.id: (s.metadata or {})["template_id"] for s in logs[A].samples or []}
+    values = np.array([statistics.fmean(v) for v in per_scene.values()])
+    groups = [template[i] for i in per_scene]
+    mean, n = values.mean(), len(values)
+    sums = defaultdict(float)
+    for value, group in zip(values, groups, strict=True):
+        sums[group] += value - mean
+    count = len(sums)
+    se = math.sqrt(sum(x * x for x in sums.values()) * count / (count - 1)) / n
+    half = sps.t.ppf(0.975, count - 1) * se
+    assert math.isclose(row["judge_majority_ci_low"], mean - half)
+    assert math.isclose(row["judge_majority_ci_high"], mean + half)
+    naive = sps.t.interval(0.95, n - 1, loc=mean, scale=sps.sem(values))
+    assert not math.isclose(row["judge_majority_ci_low"], naive[0])
 
 
 def test_blind_accuracy_sits_next_to_the_real_one(out: Path, logs: dict[str, EvalLog]) -> None:

@@ -56,3 +56,26 @@ def mcq_chance(scene: Scenario, protocol: Protocol) -> float:
             return math.nan
         return _mean(list(per_character.values()))
     return _mean([value for value in per_character.values() if not math.isnan(value)])
+
+
+GOAL_BASELINE_METRICS = ("self", "other", "judge_majority")
+BASELINE_COLUMNS = (
+    *(f"{name}_{metric}" for name in READINGS for metric in GOAL_BASELINE_METRICS),
+    "chance_mcq_accuracy",
+)
+
+
+def scene_baselines(
+    scene: Scenario, judge_keys: Sequence[str], protocol: Protocol, scored: dict[str, float]
+) -> dict[str, float]:
+    """The baseline columns of one scored scene: NaN where the scene's own metric is unscored."""
+    row: dict[str, float] = {}
+    if judge_keys and any(metric in scored for metric in GOAL_BASELINE_METRICS):
+        for name, answer in READINGS.items():
+            scores = trivial_goal_scores(scene, judge_keys, protocol, answer)
+            for metric in GOAL_BASELINE_METRICS:
+                own = scored.get(metric, math.nan)
+                row[f"{name}_{metric}"] = math.nan if math.isnan(own) else scores[metric]
+    if not math.isnan(scored.get("mcq_accuracy", math.nan)):
+        row["chance_mcq_accuracy"] = mcq_chance(scene, protocol)
+    return row

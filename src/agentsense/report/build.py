@@ -24,7 +24,7 @@ from .plots import (
     bar_figure,
     heatmap_figure,
 )
-from .render import flat, frame_markdown, long_flat, markdown, wide
+from .render import cell, flat, frame_markdown, long_flat, markdown, wide
 from .sensitivity import ALPHA, DEFAULT_METRIC, Sensitivity, profile_sensitivity
 from .stats import Estimate
 
@@ -609,6 +609,43 @@ def reliability_section(inputs: Inputs) -> Content:
     return text
 
 
+def baselines_section(inputs: Inputs) -> Content:
+    table = tables.baselines(inputs.units)
+    if table.empty:
+        return Absent("no scored conversation run (full, goal, info or pairwise)")
+    frame = table.drop(columns=["score"]).assign(
+        score_mean=[e.mean for e in table["score"]],
+        score_ci_low=[e.low for e in table["score"]],
+        score_ci_high=[e.high for e in table["score"]],
+        n=[e.n for e in table["score"]],
+    )
+    inputs.report.csv(frame, "baselines")
+    rows = [
+        [
+            str(r.group),
+            HEADERS.get(str(r.metric), str(r.metric)),
+            cell(r.score, with_n=True),
+            _percent(r.always_yes),
+            _percent(r.always_no),
+            _percent(r.chance),
+            _percent(r.blind),
+            f"⚠ {r.flags!s}" if r.flags else "beats all",
+        ]
+        for r in table.itertuples()
+    ]
+    head = ["Run", "metric", "score", "always-yes", "always-no", "chance", "blind", "baselines"]
+    return (
+        "## Trivial baselines\n\nIn %, on the scenes the score is computed on. Always-yes / "
+        "always-no: the score if every answer (self, other, every judge) were Yes / No, "
+        "aggregated by the scorer's own rules. Chance: 1/number of options of each MCQ, averaged "
+        "per character and over characters as MCQ accuracy is. Blind: the blind test of the same "
+        "model on the same scenes, when its log is given. ⚠ lists the baselines the score's 95% "
+        "CI (clustered by template) does not clear: ≤ always-no / chance / blind (not above "
+        "them), ≥ always-yes (not below an everything-yes reading: the judges may say yes to "
+        "anything).\n\n" + markdown(head, rows)
+    )
+
+
 def uncertainty_section(inputs: Inputs) -> Content:
     table = tables.uncertainty(inputs.units)
     if table.empty:
@@ -669,6 +706,7 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Attacker and defender", attack_section),
     ("Profile sensitivity", sensitivity_section),
     ("Judge reliability", reliability_section),
+    ("Trivial baselines", baselines_section),
     ("Uncertainty", uncertainty_section),
     ("Labelling", labelling_section),
     ("Statistics", statistics_section),

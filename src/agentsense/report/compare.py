@@ -11,6 +11,7 @@ significant regression, 1 regression, 2 usage or input error.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from .errors import ReportError
 from .loading import SCENE_METRICS, load_scores, records
 from .render import markdown
 from .settings import dataset_family, varying
-from .stats import Paired, Test, paired
+from .stats import Paired, Test, min_detectable_difference, paired
 
 DEFAULT_METRICS = ("judge_majority", "mcq_accuracy", "blind_mcq_accuracy")
 KEY = ["id", "epoch"]
@@ -44,6 +45,8 @@ class MetricResult:
     metric: str
     result: Paired
     regression: bool
+    # Smallest true drop beyond --max-drop the one-sided test detects with 80% power.
+    mde: float = math.nan
 
 
 @dataclass
@@ -138,6 +141,13 @@ def check_complete(base: pd.DataFrame, new: pd.DataFrame, runs: dict[str, pd.Dat
         )
 
 
+def templates(scenes: pd.DataFrame) -> list[object] | None:
+    """The template of each pair (its cluster), or None when a log does not record it."""
+    if "template_id" not in scenes.columns or scenes["template_id"].isna().any():
+        return None
+    return list(scenes["template_id"])
+
+
 def compare(
     base_inputs: Sequence[str], new_inputs: Sequence[str], options: CompareOptions
 ) -> Comparison:
@@ -151,15 +161,17 @@ def compare(
     if shared.empty:
         raise ReportError("BASE and NEW have no sample (id, epoch) in common: nothing to pair.")
     results = []
+    clusters = templates(base.loc[shared])
     for metric in chosen_metrics(base, new, options.metrics):
-        result = paired(
-            list(base.loc[shared, metric]),
-            list(new.loc[shared, metric]),
-            options.max_drop,
-            options.test,
-        )
+        b, w = base.loc[shared, metric].astype(float), new.loc[shared, metric].astype(float)
+        result = paired(list(b), list(w), options.max_drop, options.test, clusters)
         regression = result.p_regression < options.alpha  # NaN (too few pairs) never regresses
-        results.append(MetricResult(metric, result, bool(regression)))
+        both = b.notna() & w.notna()
+        kept = None if clusters is None else [c for c, k in zip(clusters, both, strict=True) if k]
+        mde = min_detectable_difference(
+            list((w - b)[both]), kept or list(range(int(both.sum()))), options.alpha
+        )
+        results.append(MetricResult(metric, result, bool(regression), mde))
     return Comparison(
         results,
         len(shared),
@@ -177,12 +189,14 @@ def comparison_table(comparison: Comparison, options: CompareOptions) -> str:
     head = [
         "metric",
         "pairs",
+        "templates",
         "BASE",
         "NEW",
         "NEW − BASE [95% CI]",
         "p (paired t)",
         "p (Wilcoxon)",
         f"p (drop > {options.max_drop:g}, {options.test})",
+        f"MDE (80% power, α {options.alpha:g})",
         "verdict",
     ]
     rows = []
@@ -194,12 +208,14 @@ def comparison_table(comparison: Comparison, options: CompareOptions) -> str:
             [
                 item.metric,
                 str(r.n),
+                "–" if r.diff.clusters is None else str(r.diff.clusters),
                 f"{r.base:.3f}",
                 f"{r.new:.3f}",
                 interval,
                 _p(r.p_ttest),
                 _p(r.p_wilcoxon),
                 _p(r.p_regression),
+                "–" if math.isnan(item.mde) else f"{item.mde:.3f}",
                 verdict,
             ]
         )
@@ -220,6 +236,8 @@ def comparison_frame(comparison: Comparison) -> pd.DataFrame:
                 "p_ttest": i.result.p_ttest,
                 "p_wilcoxon": i.result.p_wilcoxon,
                 "p_regression": i.result.p_regression,
+                "templates": i.result.diff.clusters,
+                "mde": i.mde,
                 "regression": i.regression,
             }
             for i in comparison.results

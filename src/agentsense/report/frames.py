@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..analysis.baselines import BASELINE_COLUMNS
 from .loading import GOAL_METRICS, LABEL_METRICS, Runs
 from .settings import label_runs
 
@@ -145,6 +146,7 @@ def build_units(runs: Runs, allow_mixed: bool = False) -> Units:
             "mcq_accuracy",
             "blind_mcq_accuracy",
             *LABEL_METRICS,
+            *BASELINE_COLUMNS,
         )
         if c in scenes.columns
     ]

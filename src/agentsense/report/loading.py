@@ -34,7 +34,9 @@ from inspect_ai.analysis import SampleColumn, SampleScores, evals_df, samples_df
 from inspect_ai.log import list_eval_logs
 
 from ..analysis.answers import answer_frame, answer_rows
+from ..analysis.baselines import scene_baselines
 from ..dataset.schema import Scenario
+from ..protocol import Protocol
 from .errors import ReportError
 from .merge import LogData, config_key, merge_logs, signature
 from .targets import mcq_target
@@ -274,6 +276,10 @@ def scene_row(context: SampleContext, rounds: Any) -> dict[str, Any]:
     row.update({name: _float(values[name]) for name in SCORE_KEYS if name in values})
     for key, label in judge_labels(context.metadata.get("judges") or {}).items():
         row[label] = _float(values.get(key))
+    protocol = Protocol(mode=context.metadata.get("protocol") or "official")
+    judges = list(context.metadata.get("judges") or {})
+    scored = {name: row[name] for name in SCORE_KEYS if name in row}
+    row.update(scene_baselines(scene, judges, protocol, scored))
     return row
 
 
@@ -360,6 +366,8 @@ _SCORE_COLUMNS = [
     SampleColumn("epoch", path="epoch", required=True),
     SampleColumn("error", path="error", default=""),
     SampleColumn("score_*", path="scores", value=score_values),
+    # The cluster of compare's clustered intervals (sample summaries keep scalar metadata).
+    SampleColumn("template_id", path="metadata.template_id", default=None),
 ]
 JUDGED_TASKS = ("goal", "full", "pairwise")
 
@@ -427,7 +435,16 @@ def _read_log(path: str, scorer: str | None, full: bool) -> LogData | str:
         key = (str(row["id"]), int(row["epoch"]))
         if not full:
             scene = {name: _float(values[name]) for name in SCORE_KEYS if name in values}
-            log.rows["scenes"].append({"log": path, "id": key[0], "epoch": key[1], **scene})
+            template = row.get("template_id")
+            log.rows["scenes"].append(
+                {
+                    "log": path,
+                    "id": key[0],
+                    "epoch": key[1],
+                    "template_id": None if template is None else str(template),
+                    **scene,
+                }
+            )
             log.signatures[key] = signature(values)
             continue
         context = _context(row, run, scorer)

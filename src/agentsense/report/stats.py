@@ -124,24 +124,52 @@ def _two_sided(diffs: np.ndarray, base: np.ndarray, new: np.ndarray) -> tuple[fl
     return p_t, p_w
 
 
+def _clustered_tests(
+    diffs: np.ndarray, clusters: Sequence[object], max_drop: float
+) -> tuple[Estimate, float, float]:
+    """Clustered interval of mean(d), two-sided p of mean(d) = 0, one-sided p of a regression."""
+    fit = cluster_fit(list(diffs), clusters)
+    interval = fit.interval()
+    if fit.clusters < 2 or not math.isfinite(fit.se):
+        return interval, math.nan, math.nan
+    df = fit.clusters - 1
+    if fit.se == 0:  # no spread: the verdicts are certain
+        return interval, (1.0 if fit.mean == 0 else 0.0), (0.0 if fit.mean + max_drop < 0 else 1.0)
+    p_two = float(2 * sps.t.sf(abs(fit.mean) / fit.se, df))
+    p_drop = float(sps.t.cdf((fit.mean + max_drop) / fit.se, df))
+    return interval, p_two, p_drop
+
+
 def paired(
-    base: Sequence[float], new: Sequence[float], max_drop: float = 0.0, test: Test = "t"
+    base: Sequence[float],
+    new: Sequence[float],
+    max_drop: float = 0.0,
+    test: Test = "t",
+    clusters: Sequence[object] | None = None,
 ) -> Paired:
-    """Compare paired values (pairs with a NaN on either side are dropped)."""
+    """Compare paired values (pairs with a NaN on either side are dropped). With `clusters` (the
+    template of each pair), the interval and the t-tests are clustered by template; the Wilcoxon
+    test stays a test of the pairs."""
     b = np.asarray(base, dtype=float)
     w = np.asarray(new, dtype=float)
     keep = ~(np.isnan(b) | np.isnan(w))
     b, w = b[keep], w[keep]
     diffs = w - b
     p_t, p_w = _two_sided(diffs, b, w)
+    diff, p_regression = mean_ci(list(diffs)), regression_p(diffs, max_drop, test)
+    if clusters is not None:
+        kept = [c for c, k in zip(clusters, keep, strict=True) if k]
+        diff, p_t, p_clustered = _clustered_tests(diffs, kept, max_drop)
+        if test == "t":
+            p_regression = p_clustered
     return Paired(
         n=int(diffs.size),
         base=float(b.mean()) if b.size else math.nan,
         new=float(w.mean()) if w.size else math.nan,
-        diff=mean_ci(list(diffs)),
+        diff=diff,
         p_ttest=p_t,
         p_wilcoxon=p_w,
-        p_regression=regression_p(diffs, max_drop, test),
+        p_regression=p_regression,
     )
 
 

@@ -324,3 +324,60 @@ def _width_row(
         "method": method,
         "ratio": clustered.half_width / naive.half_width if naive.half_width else np.nan,
     }
+
+
+# --- baselines ---------------------------------------------------------------------------------
+
+BASELINE_METRICS = ("self", "other", "judge_majority", "mcq_accuracy")
+
+
+def _scene_mean(frame: pd.DataFrame, column: str) -> float:
+    if column not in frame.columns or not frame[column].notna().any():
+        return np.nan
+    return float(frame[column].mean())
+
+
+def _flags(score: Estimate, row: dict[str, object]) -> list[str]:
+    """Which baselines the score's 95% CI does not clear (a missing CI clears none)."""
+    flags = []
+    for key, text, above in (
+        ("always_no", "≤ always-no", True),
+        ("chance", "≤ chance", True),
+        ("blind", "≤ blind", True),
+        ("always_yes", "≥ always-yes", False),
+    ):
+        value = row.get(key)
+        if not isinstance(value, float) or np.isnan(value):
+            continue
+        clears = score.low > value if above else score.high < value  # False for a NaN bound
+        if not clears:
+            flags.append(text)
+    return flags
+
+
+def baselines(units: Units) -> pd.DataFrame:
+    """Per run and metric: the score with its CI beside the trivial baselines of the same scenes
+    (always-yes / always-no readings, MCQ chance, the blind run of the same model), and the
+    baselines the score does not beat."""
+    scenes = units.scenes
+    blind = scenes[scenes["kind"] == "blind"]
+    rows = []
+    for group, frame in real_scenes(units).groupby("group", sort=True):
+        family = str(frame["family"].iloc[0])
+        for metric in BASELINE_METRICS:
+            if metric not in frame.columns or not frame[metric].notna().any():
+                continue
+            scored = frame[frame[metric].notna()]
+            row: dict[str, object] = {"group": str(group), "metric": metric}
+            row["score"] = estimate(scored, metric)
+            row["always_yes"] = _scene_mean(scored, f"always_yes_{metric}")
+            row["always_no"] = _scene_mean(scored, f"always_no_{metric}")
+            row["chance"] = _scene_mean(scored, f"chance_{metric}")
+            own = blind[(blind["family"] == family) & blind["id"].isin(scored["id"])]
+            row["blind"] = (
+                _scene_mean(own, "blind_mcq_accuracy") if metric == "mcq_accuracy" else np.nan
+            )
+            row["flags"] = ", ".join(_flags(row["score"], row))  # type: ignore[arg-type]
+            rows.append(row)
+    columns = ["group", "metric", "score", "always_yes", "always_no", "chance", "blind", "flags"]
+    return pd.DataFrame(rows, columns=columns)
