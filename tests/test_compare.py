@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 import shutil
+from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -14,7 +16,7 @@ from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from scipy import stats as sps
 
 from agentsense.cli import main
-from agentsense.report.compare import CompareOptions, compare
+from agentsense.report.compare import CompareOptions, compare, comparison_table
 from agentsense.report.stats import paired
 from agentsense.tasks.homogeneous import full
 
@@ -100,7 +102,19 @@ def test_allowed_drop_and_insignificant_changes_pass(base: Path, tmp_path: Path)
     assert main(["compare", str(base), str(worse), "--test", "wilcoxon"]) == 1
 
 
+def clustered(d: np.ndarray, groups: list[Any]) -> tuple[float, float, int]:
+    """Mean, cluster-robust SE (C/(C-1) correction) and C, written out by hand."""
+    mean, sums = d.mean(), defaultdict(float)
+    for value, group in zip(d, groups, strict=True):
+        sums[group] += value - mean
+    count = len(sums)
+    se = math.sqrt(sum(x * x for x in sums.values()) * count / (count - 1)) / len(d)
+    return float(mean), se, count
+
+
 def test_difference_interval_and_tests(base: Path, tmp_path: Path) -> None:
+    # Issue #13: the interval and the t-tests are clustered by template (the pairs of one
+    # template's scenes are not independent); the Wilcoxon test stays a test of the pairs.
     rng = np.random.default_rng(0)
     noise = iter(rng.uniform(-0.6, 0.3, size=1000))
     noisy = variant(
@@ -116,19 +130,43 @@ def test_difference_interval_and_tests(base: Path, tmp_path: Path) -> None:
     old = read_eval_log(str(base))
     new = read_eval_log(str(noisy))
     key = {(s.id, s.epoch): s.scores[SCORER].value["judge_mean"] for s in old.samples or []}  # type: ignore[index]
-    pairs = [
-        (key[(s.id, s.epoch)], s.scores[SCORER].value["judge_mean"]) for s in new.samples or []
-    ]  # type: ignore[index]
-    b, w = np.array(pairs).T
+    template = {s.id: (s.metadata or {})["template_id"] for s in old.samples or []}
+    triples = [
+        (key[(s.id, s.epoch)], s.scores[SCORER].value["judge_mean"], template[s.id])  # type: ignore[index]
+        for s in new.samples or []
+    ]
+    b = np.array([t[0] for t in triples])
+    w = np.array([t[1] for t in triples])
     d = w - b
-    low, high = sps.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=sps.sem(d))
+    mean, se, count = clustered(d, [t[2] for t in triples])
+    half = sps.t.ppf(0.975, count - 1) * se
     assert item.result.n == len(d) and math.isclose(item.result.diff.mean, d.mean())
-    assert math.isclose(item.result.diff.low, low) and math.isclose(item.result.diff.high, high)
-    assert math.isclose(item.result.p_ttest, sps.ttest_rel(w, b).pvalue)
+    assert math.isclose(item.result.diff.low, mean - half)
+    assert math.isclose(item.result.diff.high, mean + half)
+    assert item.result.diff.clusters == count == 4
+    assert math.isclose(item.result.p_ttest, 2 * sps.t.sf(abs(mean) / se, count - 1))
     assert math.isclose(item.result.p_wilcoxon, sps.wilcoxon(d).pvalue)
-    one_sided = sps.ttest_1samp(d + 0.05, 0.0, alternative="less").pvalue
+    one_sided = sps.t.cdf((mean + 0.05) / se, count - 1)
     assert math.isclose(item.result.p_regression, one_sided)
     assert item.regression == (one_sided < 0.05)
+    # The MDE: at a true drop of max_drop + MDE the one-sided test has 80% power.
+    critical = sps.t.ppf(0.95, count - 1)
+    assert math.isclose(1 - sps.nct.cdf(critical, count - 1, item.mde / se), 0.8, abs_tol=1e-6)
+    table = comparison_table(result, CompareOptions(metrics=["judge_mean"], max_drop=0.05))
+    assert "MDE (80% power, α 0.05)" in table and f"{item.mde:.3f}" in table
+
+
+def test_scene_level_tests_without_clusters() -> None:
+    """Without template ids (older logs), the tests are those of the pairs."""
+    rng = np.random.default_rng(1)
+    b, w = rng.uniform(0, 1, 20), rng.uniform(0, 1, 20)
+    d = w - b
+    result = paired(list(b), list(w), max_drop=0.05)
+    low, high = sps.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=sps.sem(d))
+    assert math.isclose(result.diff.low, low) and math.isclose(result.diff.high, high)
+    assert math.isclose(result.p_ttest, sps.ttest_rel(w, b).pvalue)
+    one_sided = sps.ttest_1samp(d + 0.05, 0.0, alternative="less").pvalue
+    assert math.isclose(result.p_regression, one_sided)
 
 
 def test_paired_edge_cases() -> None:

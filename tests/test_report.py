@@ -310,6 +310,7 @@ def test_figures_are_valid_pngs(out: Path) -> None:
         "pairs_receivers.png",
         "attack_defence.png",
         "sensitivity.png",
+        "judge_agreement.png",  # issue #13: pairwise judge agreement
     }
     for name in files:
         path = out / "figures" / name
@@ -471,3 +472,63 @@ def test_labelling_task_and_export(tmp_path: Path) -> None:
         g["category"] == "Cooperation" for r in records for c in r["characters"] for g in c["goals"]
     )
     assert main(["labels", str(tmp_path / "nope.eval"), "--out", str(labels_file)]) == 2
+
+
+# --- issue #13: judge reliability, uncertainty, baselines --------------------------------------
+
+
+def test_judge_reliability_section(out: Path, log_dir: Path, logs: dict[str, EvalLog]) -> None:
+    from agentsense.analysis import goal_answers, panel_agreement
+
+    report = (out / "report.md").read_text()
+    assert "## Judge reliability" in report and "figures/judge_agreement.png" in report
+    assert (out / "figures" / "judge_agreement.png").read_bytes().startswith(PNG_MAGIC)
+    table = pd.read_csv(out / "judge_agreement.csv").set_index("run")
+    expected = panel_agreement(goal_answers([logs[A].location])).iloc[0]
+    for column in ("fleiss_kappa", "krippendorff_alpha", "self_agreement", "other_agreement"):
+        assert math.isclose(table.loc[A, column], expected[column]), column
+    assert table.loc[A, "judges"] == 3
+    # One judge question per goal here: every judge answered each, so units = judge answers / 3.
+    answers = goal_answers([logs[A].location])
+    assert table.loc[A, "units"] == (answers["kind"] == "judge").sum() / 3
+    pairs = pd.read_csv(out / "judge_pairs.csv")
+    square = pairs[pairs["run"] == A].set_index("judge_a")[["judge_1", "judge_2", "judge_3"]]
+    assert np.allclose(square.to_numpy(), square.to_numpy().T)
+    assert np.allclose(np.diag(square.to_numpy()), 1.0)
+    shares = pd.read_csv(out / "unreadable.csv")
+    assert set(shares[shares["run"] == A]["judge"].dropna()) == {"judge_1", "judge_2", "judge_3"}
+    by_category = pd.read_csv(out / "judge_agreement_by_category.csv")
+    assert set(by_category[by_category["run"] == A]["category"]) == CATEGORIES
+
+
+def test_uncertainty_section_sets_clustered_beside_naive(
+    out: Path, logs: dict[str, EvalLog]
+) -> None:
+    widths = pd.read_csv(out / "uncertainty.csv")
+    row = widths[(widths["group"] == A) & (widths["metric"] == "judge_majority")].iloc[0]
+    table = table_one(out).loc[A]
+    reported = (table["judge_majority_ci_high"] - table["judge_majority_ci_low"]) / 2
+    assert math.isclose(row["half_width"], reported)
+    values = [statistics.fmean(v) for v in scene_values(logs[A], "judge_majority").values()]
+    assert math.isclose(row["naive_half_width"], mean_ci(values).half_width)
+    assert row["templates"] == 8 and row["n"] == len(TWO_PER_TEMPLATE)
+    psi = widths[(widths["group"] == A) & (widths["metric"] == "goal_psi")].iloc[0]
+    assert psi["method"] == "bootstrap" and psi["half_width"] > 0
+
+
+def test_trivial_baselines(out: Path, logs: dict[str, EvalLog]) -> None:
+    table = pd.read_csv(out / "baselines.csv")
+    rows = table[table["group"] == A].set_index("metric")
+    assert rows.loc["judge_majority", "always_yes"] == 1.0
+    assert rows.loc["judge_majority", "always_no"] == 0.0
+    assert rows.loc["mcq_accuracy", "chance"] == 0.25  # every demo MCQ has 4 options
+    blind_scenes = scene_values(logs["blind"], "blind_mcq_accuracy", "blind_mcq")
+    expected = statistics.fmean(statistics.fmean(v) for v in blind_scenes.values())
+    assert math.isclose(rows.loc["mcq_accuracy", "blind"], expected)
+    for metric, row in rows.iterrows():
+        low, high = row["score_ci_low"], row["score_ci_high"]
+        flagged = str(row["flags"]) if isinstance(row["flags"], str) else ""
+        assert ("≤ chance" in flagged) == (not low > 0.25 if metric == "mcq_accuracy" else False)
+        assert ("≥ always-yes" in flagged) == (
+            not high < 1.0 if metric != "mcq_accuracy" else False
+        )
