@@ -44,6 +44,10 @@ def expected_sections(kinds: frozenset[str]) -> set[str]:
         "Attacker and defender": bool(kinds & WITH_MCQ),
         "Profile sensitivity": bool(kinds & JUDGED),
         "Labelling": "labelling" in kinds,
+        # issue #13
+        "Judge reliability": bool(kinds & JUDGED),
+        "Trivial baselines": bool(kinds & CONVERSATION),
+        "Uncertainty": bool(kinds & CONVERSATION),
         "Statistics": scored,
     }
     return {title for title, shown in present.items() if shown}
