@@ -276,7 +276,7 @@ def scene_row(context: SampleContext, rounds: Any) -> dict[str, Any]:
     row.update({name: _float(values[name]) for name in SCORE_KEYS if name in values})
     for key, label in judge_labels(context.metadata.get("judges") or {}).items():
         row[label] = _float(values.get(key))
-    protocol = Protocol(mode=context.metadata.get("protocol") or "official")
+    protocol = Protocol.model_validate({"mode": context.metadata.get("protocol") or "official"})
     judges = list(context.metadata.get("judges") or {})
     scored = {name: row[name] for name in SCORE_KEYS if name in row}
     row.update(scene_baselines(scene, judges, protocol, scored))
