@@ -162,6 +162,9 @@ BAD_ARGUMENTS = [
     ("protocol", "foo", "-T protocol: found 'foo'; expected 'official' or 'corrected'"),
     ("max_messages", 1, "-T max_messages: found 1; expected greater than or equal to 2"),
     ("option_mark", "roman", "-T option_mark: found 'roman'; expected 'upper', 'lower'"),
+    ("shard", "0/8", "-T shard: found '0/8'; expected k/n with 1 <= k <= n"),
+    ("shard", "9/8", "-T shard: found '9/8'; expected k/n with 1 <= k <= n"),
+    ("shard", "a/b", "-T shard: found 'a/b'; expected k/n with 1 <= k <= n"),
 ]
 
 

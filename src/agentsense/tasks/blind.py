@@ -108,6 +108,7 @@ def blind(
     dataset: str = "official",
     protocol: Mode = "official",
     seed: int = 0,
+    shard: str | None = None,
     agent_temperature: float = 1.0,
     judge_temperature: float = 0.0,
     max_tokens: int = 128,

@@ -17,10 +17,11 @@ from inspect_ai.log import HeadlineMetric
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 from inspect_ai.viewer import SampleScoreView, TaskSamplesColumn, TaskSamplesView, ViewerConfig
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from ..dataset.samples import RoleBinding, load_scenarios, no_roles, scene_dataset
 from ..dataset.schema import Scenario
+from ..dataset.shard import Shard, parse_shard, shard_scenes
 from ..dataset.validation import DatasetError, Problem
 from ..errors import PrerequisiteError
 from ..prompts import OPTION_MARKS
@@ -63,6 +64,17 @@ class TaskArguments(Protocol):
         description="seeds the starting speaker and the turn order per scene and epoch: the same "
         "seed gives every model the same turn orders",
     )
+    shard: str | None = Field(
+        default=None,
+        description="`k/n`: run only the k-th of n disjoint parts of the scenes (by sample id), "
+        "e.g. one per process or array job; `agentsense report` merges the parts "
+        "(docs/throughput.md, 'Scaling out')",
+    )
+
+    @field_validator("shard", mode="before")
+    @classmethod
+    def _shard_form(cls, value: object) -> str | None:
+        return None if value is None else str(parse_shard(str(value)))
 
     @classmethod
     def parse(cls, values: Mapping[str, Any], exclude: tuple[str, ...] = ()) -> TaskArguments:
@@ -78,6 +90,10 @@ class TaskArguments(Protocol):
         """The protocol settings alone, as the solver, scorers and the log use them."""
         return Protocol.model_validate(self.model_dump(include=set(Protocol.model_fields)))
 
+    @property
+    def part(self) -> Shard | None:
+        return None if self.shard is None else parse_shard(self.shard)
+
 
 def cli_names(model: type[Protocol]) -> dict[str, str]:
     """`-T` name -> field name (`protocol` -> `mode`), in declaration order."""
@@ -89,7 +105,7 @@ def argument_errors(error: ValidationError) -> str:
     lines = []
     for problem in error.errors():
         name = ".".join(map(str, problem["loc"]))
-        expected = problem["msg"].removeprefix("Input should be ")
+        expected = problem["msg"].removeprefix("Input should be ").removeprefix("Value error, ")
         lines.append(f"  -T {name}: found {problem.get('input')!r}; expected {expected}")
     return "Invalid AgentSense task argument(s):\n" + "\n".join(lines)
 
@@ -146,7 +162,8 @@ def task_scenes(
         raise PrerequisiteError(
             f"No scene of dataset {arguments.dataset!r} fits the task {name!r}."
         )
-    return scenes
+    part = arguments.part
+    return scenes if part is None else shard_scenes(scenes, part, arguments.dataset)
 
 
 def dataset_name(dataset: str) -> str:

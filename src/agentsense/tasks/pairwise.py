@@ -43,6 +43,7 @@ def pairwise(
     dataset: str = "official_roles",
     protocol: Mode = "official",
     seed: int = 0,
+    shard: str | None = None,
     max_messages: int = 15,
     agent_temperature: float = 1.0,
     judge_temperature: float = 0.0,
