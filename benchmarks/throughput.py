@@ -65,6 +65,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -75,6 +76,42 @@ JUDGES = "vllm/judge-a,vllm/judge-b,vllm/judge-c"
 INSPECT = str(Path(sys.executable).with_name("inspect"))
 
 
+# -- bounds --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """The three schedule lower bounds (seconds) of a run against a server of latency L.
+
+    - critical path: every scene's chain of sequential rounds, (turns + interview rounds) x L;
+    - call volume: every call holds one of the C connections for L, calls x L / C;
+    - turns first: no interview starts before turns x L, and until then at most min(C, scenes)
+      turn calls are in flight, so the other calls still need the connections afterwards:
+      turns x L + (calls - turns x min(C, scenes)) x L / C.
+    """
+
+    critical_path: float
+    call_volume: float
+    turns_first: float
+
+    @property
+    def largest(self) -> float:
+        return max(self.critical_path, self.call_volume, self.turns_first)
+
+
+def schedule_bounds(
+    turns: int, chain: int, calls: int, scenes: int, connections: int, latency: float
+) -> Bounds:
+    """`turns`: sequential turns per scene; `chain`: turns + interview rounds."""
+    in_flight = min(connections, scenes)
+    after_turns = max(0, calls - turns * in_flight)
+    return Bounds(
+        critical_path=chain * latency,
+        call_volume=calls * latency / connections,
+        turns_first=turns * latency + after_turns * latency / connections,
+    )
+
+
 # -- one run -------------------------------------------------------------------------------------
 
 
@@ -83,16 +120,24 @@ class RunSpec:
     scenes: int
     connections: int
     latency: float
-    max_samples: int
+    max_samples: int | None  # None: Inspect's default (the connection limit)
     extra: list[str] = field(default_factory=list)  # more `inspect eval` options
+    shards: int = 1  # `inspect eval` processes, each `-T shard=k/shards` and C / shards
 
     def scope(self) -> list[str]:
         """The options that pick N scenes: a prefix of the demo set, or all of it in epochs."""
+        if self.shards > 1 and self.scenes % DEMO_SCENES:
+            raise SystemExit(f"--shards: use --scenes in multiples of {DEMO_SCENES}")
         if self.scenes <= DEMO_SCENES:
             return ["--limit", str(self.scenes)]
         if self.scenes % DEMO_SCENES:
             raise SystemExit(f"--scenes {self.scenes}: above {DEMO_SCENES}, use a multiple of it")
         return ["--epochs", str(self.scenes // DEMO_SCENES)]
+
+    def shard_connections(self) -> int:
+        if self.connections % self.shards:
+            raise SystemExit(f"--connections {self.connections}: a multiple of --shards please")
+        return self.connections // self.shards
 
 
 @dataclass
@@ -100,27 +145,30 @@ class RunResult:
     scenes: int
     connections: int
     latency: float
-    max_samples: int
-    wall: float  # the samples' window (seconds)
-    process_wall: float
+    max_samples: int | None
+    shards: int
+    wall: float  # the samples' window (seconds), over all shards
+    process_wall: float  # first process start to last process exit
+    start_up: float  # first process start to the first sample's start
+    finalise: float  # the last sample's end to the last process exit
+    scene_time: float  # mean seconds from a sample's start to its end
     calls: int
     stub_calls: int
+    turns: int  # the most sequential turns in a scene
     chain: int  # the longest per-scene chain of sequential rounds (turns + interview rounds)
-    cpu: float  # user + sys seconds of the eval process
-    peak_rss_mb: float
+    cpu: float  # user + sys seconds of the eval processes together
+    peak_rss_mb: float  # the largest eval process
     stub_cpu: float
 
     @property
-    def critical_path(self) -> float:
-        return self.chain * self.latency
-
-    @property
-    def call_volume(self) -> float:
-        return self.calls * self.latency / self.connections
+    def bounds(self) -> Bounds:
+        return schedule_bounds(
+            self.turns, self.chain, self.calls, self.scenes, self.connections, self.latency
+        )
 
     @property
     def ratio(self) -> float:
-        bound = max(self.critical_path, self.call_volume)
+        bound = self.bounds.largest
         return self.wall / bound if bound > 0 else float("nan")
 
     @property
@@ -129,8 +177,8 @@ class RunResult:
 
     def to_json(self) -> dict[str, Any]:
         extra = {
-            "critical_path": self.critical_path,
-            "call_volume": self.call_volume,
+            **asdict(self.bounds),
+            "bound": self.bounds.largest,
             "ratio": self.ratio,
             "scenes_per_minute": self.scenes_per_minute,
         }
@@ -180,37 +228,51 @@ def stub_stats(process: subprocess.Popen[str]) -> tuple[int, float]:
     return answered, times.user + times.system
 
 
-def timed_child(command: list[str], env: dict[str, str], log: Path) -> tuple[float, float, float]:
-    """Run a command; its wall seconds, CPU seconds (user + sys) and peak RSS in MB (wait4)."""
-    start = time.monotonic()
+@dataclass
+class ChildUsage:
+    started: dt.datetime
+    ended: dt.datetime
+    cpu: float  # user + sys seconds
+    peak_rss_mb: float
+
+
+def now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def timed_child(command: list[str], env: dict[str, str], log: Path) -> ChildUsage:
+    """Run a command to its end: start and end times, CPU seconds and peak RSS (wait4)."""
+    started = now()
     with log.open("w") as out:
         process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(process.pid, 0)
-    wall = time.monotonic() - start
+    ended = now()
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         raise RuntimeError(
             f"{' '.join(command)} failed ({process.returncode}):\n" + log.read_text()[-3000:]
         )
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    return ChildUsage(started, ended, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def eval_command(spec: RunSpec, log_dir: Path) -> list[str]:
+def eval_command(spec: RunSpec, log_dir: Path, shard: int) -> list[str]:
+    sharding = ["-T", f"shard={shard}/{spec.shards}"] if spec.shards > 1 else []
+    samples = [] if spec.max_samples is None else ["--max-samples", str(spec.max_samples)]
     return [
         INSPECT,
         "eval",
         "agentsense/full",
         "-T",
         "dataset=demo",
+        *sharding,
         *spec.scope(),
         "--model",
         "vllm/agent",
         "--model-role",
         f"judge={JUDGES}",
         "--max-connections",
-        str(spec.connections),
-        "--max-samples",
-        str(spec.max_samples),
+        str(spec.shard_connections()),
+        *samples,
         "--log-dir",
         str(log_dir),
         "--display",
@@ -220,23 +282,36 @@ def eval_command(spec: RunSpec, log_dir: Path) -> list[str]:
 
 
 def run_once(spec: RunSpec) -> RunResult:
+    """One run: `spec.shards` eval processes at once against one stub."""
     with tempfile.TemporaryDirectory(prefix="agentsense-throughput-") as tmp:
         work = Path(tmp)
         with stub_server(spec.latency) as (base_url, stub):
-            command = eval_command(spec, work / "logs")
-            process_wall, cpu, rss = timed_child(
-                command, isolated_env(work, base_url), work / "eval.out"
-            )
+            env = isolated_env(work, base_url)
+            with ThreadPoolExecutor(spec.shards) as pool:
+                children = list(
+                    pool.map(
+                        lambda k: timed_child(
+                            eval_command(spec, work / "logs", k), env, work / f"eval-{k}.out"
+                        ),
+                        range(1, spec.shards + 1),
+                    )
+                )
             stub_calls, stub_cpu = stub_stats(stub)
-        log_stats = read_log(work / "logs")
+        log_stats = read_logs(work / "logs", spec.shards)
+    first, last = min(c.started for c in children), max(c.ended for c in children)
+    sample_start, sample_end = log_stats.pop("window")
     return RunResult(
         scenes=spec.scenes,
         connections=spec.connections,
         latency=spec.latency,
         max_samples=spec.max_samples,
-        process_wall=process_wall,
-        cpu=cpu,
-        peak_rss_mb=rss,
+        shards=spec.shards,
+        wall=(sample_end - sample_start).total_seconds(),
+        process_wall=(last - first).total_seconds(),
+        start_up=(sample_start - first).total_seconds(),
+        finalise=(last - sample_end).total_seconds(),
+        cpu=sum(c.cpu for c in children),
+        peak_rss_mb=max(c.peak_rss_mb for c in children),
         stub_calls=stub_calls,
         stub_cpu=stub_cpu,
         **log_stats,
@@ -246,28 +321,35 @@ def run_once(spec: RunSpec) -> RunResult:
 # -- reading the log -----------------------------------------------------------------------------
 
 
-def read_log(log_dir: Path) -> dict[str, Any]:
-    """wall (the samples' window), calls and the longest chain of sequential rounds."""
+def read_logs(log_dir: Path, expected: int) -> dict[str, Any]:
+    """The samples' window, calls, mean scene time and the longest chain, over all logs."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
     logs = list_eval_logs(str(log_dir))
-    if len(logs) != 1:
-        raise RuntimeError(f"expected one log in {log_dir}, found {len(logs)}")
-    log = read_eval_log(logs[0])
-    if log.status != "success" or not log.samples:
-        raise RuntimeError(f"the eval did not succeed: {log.status} {log.error}")
-    starts = [dt.datetime.fromisoformat(str(s.started_at)) for s in log.samples]
-    ends = [dt.datetime.fromisoformat(str(s.completed_at)) for s in log.samples]
-    chains, calls = zip(*(sample_rounds(sample.events) for sample in log.samples), strict=True)
+    if len(logs) != expected:
+        raise RuntimeError(f"expected {expected} log(s) in {log_dir}, found {len(logs)}")
+    samples = []
+    for info in logs:
+        log = read_eval_log(info)
+        if log.status != "success" or not log.samples:
+            raise RuntimeError(f"the eval did not succeed: {log.status} {log.error}")
+        samples += log.samples
+    starts = [dt.datetime.fromisoformat(str(s.started_at)) for s in samples]
+    ends = [dt.datetime.fromisoformat(str(s.completed_at)) for s in samples]
+    turns, rounds, calls = zip(*(sample_rounds(sample.events) for sample in samples), strict=True)
     return {
-        "wall": (max(ends) - min(starts)).total_seconds(),
+        "window": (min(starts), max(ends)),
+        "scene_time": statistics.mean(
+            (e - s).total_seconds() for s, e in zip(starts, ends, strict=True)
+        ),
         "calls": sum(calls),
-        "chain": max(chains),
+        "turns": max(turns),
+        "chain": max(t + r for t, r in zip(turns, rounds, strict=True)),
     }
 
 
-def sample_rounds(events: Sequence[Any]) -> tuple[int, int]:
-    """(sequential rounds, model calls) of one scene: turn calls + interview rounds."""
+def sample_rounds(events: Sequence[Any]) -> tuple[int, int, int]:
+    """(turn calls, interview rounds, model calls) of one scene."""
     from inspect_ai.event import ModelEvent, SpanBeginEvent
 
     span_type = {e.id: e.type for e in events if isinstance(e, SpanBeginEvent)}
@@ -275,7 +357,7 @@ def sample_rounds(events: Sequence[Any]) -> tuple[int, int]:
     calls = [e for e in events if isinstance(e, ModelEvent)]
     turns = sum(1 for e in calls if span_type.get(e.span_id or "") == "turn")
     rounds = {enclosing(e.span_id, "interviews", span_type, parent) for e in calls} - {None}
-    return turns + len(rounds), len(calls)
+    return turns, len(rounds), len(calls)
 
 
 def enclosing(
@@ -380,7 +462,7 @@ def profile_child(scenes: int, connections: int, log_dir: str) -> dict[str, Any]
             display="none",
         )
     cpu = time.process_time() - cpu0
-    calls = read_log(Path(log_dir))["calls"]
+    calls = read_logs(Path(log_dir), 1)["calls"]
     busy = sampler.busy
     return {
         "scenes": scenes,
@@ -427,26 +509,33 @@ def median_of(runs: list[RunResult], attribute: str) -> float:
     return statistics.median(float(getattr(run, attribute)) for run in runs)
 
 
+SUMMARY_KEYS = (
+    "wall",
+    "process_wall",
+    "start_up",
+    "finalise",
+    "scene_time",
+    "calls",
+    "ratio",
+    "scenes_per_minute",
+    "cpu",
+    "peak_rss_mb",
+    "stub_cpu",
+)
+
+
 def summarise(runs: list[RunResult]) -> dict[str, Any]:
-    keys = (
-        "wall",
-        "process_wall",
-        "calls",
-        "critical_path",
-        "call_volume",
-        "ratio",
-        "scenes_per_minute",
-        "cpu",
-        "peak_rss_mb",
-        "stub_cpu",
-    )
-    summary: dict[str, Any] = {key: median_of(runs, key) for key in keys}
+    summary: dict[str, Any] = {key: median_of(runs, key) for key in SUMMARY_KEYS}
+    for name in ("critical_path", "call_volume", "turns_first", "largest"):
+        summary[name] = statistics.median(getattr(r.bounds, name) for r in runs)
     summary["ratio_range"] = [min(r.ratio for r in runs), max(r.ratio for r in runs)]
     summary["cpu_per_call_ms"] = statistics.median(r.cpu / r.calls * 1000 for r in runs)
     return {
         "scenes": runs[0].scenes,
         "connections": runs[0].connections,
         "latency": runs[0].latency,
+        "shards": runs[0].shards,
+        "max_samples": runs[0].max_samples,
         "repeats": len(runs),
         **summary,
     }
@@ -459,18 +548,26 @@ def marginal_cpu_ms(small: list[RunResult], large: list[RunResult]) -> float:
 
 
 def print_throughput(rows: list[dict[str, Any]]) -> None:
-    print("\nThroughput (medians; ratio = wall / max(critical path, call volume))")
     print(
-        f"{'N':>4} {'C':>3} {'L':>5} {'wall s':>7} {'proc s':>7} {'calls':>6} {'sc/min':>7} "
-        f"{'crit s':>7} {'vol s':>7} {'ratio':>6} {'ratio range':>12} {'cpu ms/call':>11}"
+        "\nThroughput (medians). Bounds: crit = (turns + interview rounds) x L; vol = calls x L"
+        " / C;\nturns = 14 L + (calls - 14 min(C, N)) x L / C. ratio = wall / the largest."
+        " start/final: process\nstart to first sample, last sample to process exit; scene:"
+        " mean sample duration."
+    )
+    print(
+        f"{'N':>4} {'C':>3} {'L':>4} {'sh':>2} {'wall s':>7} {'start':>5} {'final':>5} "
+        f"{'scene':>6} {'calls':>5} {'sc/min':>6} {'crit':>5} {'vol':>6} {'turns':>6} "
+        f"{'ratio':>5} {'range':>9} {'ms/call':>7} {'RSS MB':>6}"
     )
     for r in rows:
         low, high = r["ratio_range"]
         print(
-            f"{r['scenes']:>4} {r['connections']:>3} {r['latency']:>5g} {r['wall']:>7.2f} "
-            f"{r['process_wall']:>7.2f} {r['calls']:>6.0f} {r['scenes_per_minute']:>7.1f} "
-            f"{r['critical_path']:>7.2f} {r['call_volume']:>7.2f} {r['ratio']:>6.2f} "
-            f"{f'{low:.2f}-{high:.2f}':>12} {r['cpu_per_call_ms']:>11.2f}"
+            f"{r['scenes']:>4} {r['connections']:>3} {r['latency']:>4g} {r['shards']:>2} "
+            f"{r['wall']:>7.2f} {r['start_up']:>5.2f} {r['finalise']:>5.2f} "
+            f"{r['scene_time']:>6.2f} {r['calls']:>5.0f} {r['scenes_per_minute']:>6.1f} "
+            f"{r['critical_path']:>5.1f} {r['call_volume']:>6.2f} {r['turns_first']:>6.2f} "
+            f"{r['ratio']:>5.2f} {f'{low:.2f}-{high:.2f}':>9} {r['cpu_per_call_ms']:>7.2f} "
+            f"{r['peak_rss_mb']:>6.0f}"
         )
 
 
@@ -550,7 +647,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--max-samples",
         type=int,
         default=None,
-        help="samples at once (default N: every scene at once)",
+        help="samples at once per process (default: Inspect's, as a user gets it)",
+    )
+    parser.add_argument(
+        "--shards",
+        type=int,
+        nargs="+",
+        action="extend",
+        default=None,
+        help="eval processes per run, each -T shard=k/S with C / S connections (default 1)",
     )
     parser.add_argument("--no-cpu", action="store_true", help="skip the L = 0 CPU/memory runs")
     parser.add_argument("--no-throughput", action="store_true", help="only the L = 0 runs")
@@ -568,19 +673,20 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     args.scenes = sorted(set(args.scenes or [24, 96]))
     args.connections = sorted(set(args.connections or [4, 64]))
+    args.shards = sorted(set(args.shards or [1]))
     return args
 
 
-def run_all(specs: list[RunSpec], repeats: int) -> dict[tuple[int, int], list[RunResult]]:
+def run_all(specs: list[RunSpec], repeats: int) -> dict[tuple[int, int, int], list[RunResult]]:
     """Every spec `repeats` times, repeats interleaved so that load spikes spread out."""
-    results: dict[tuple[int, int], list[RunResult]] = {}
+    results: dict[tuple[int, int, int], list[RunResult]] = {}
     for repeat in range(repeats):
         for spec in specs:
             run = run_once(spec)
-            results.setdefault((spec.scenes, spec.connections), []).append(run)
+            results.setdefault((spec.scenes, spec.connections, spec.shards), []).append(run)
             print(
-                f"[{repeat + 1}/{repeats}] "
-                f"N={spec.scenes} C={spec.connections} L={spec.latency:g}: "
+                f"[{repeat + 1}/{repeats}] N={spec.scenes} C={spec.connections} "
+                f"L={spec.latency:g} shards={spec.shards}: load {os.getloadavg()[0]:.1f}, "
                 f"wall {run.wall:.2f} s, {run.calls} calls, ratio {run.ratio:.2f}, "
                 f"cpu {run.cpu:.1f} s, rss {run.peak_rss_mb:.0f} MB",
                 flush=True,
@@ -603,9 +709,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(json.dumps(report["machine"]))
     if not args.no_throughput:
         specs = [
-            RunSpec(n, c, args.latency, args.max_samples or n, args.inspect_arg)
+            RunSpec(n, c, args.latency, args.max_samples, args.inspect_arg, shards)
             for n in args.scenes
             for c in args.connections
+            for shards in args.shards
         ]
         runs = run_all(specs, args.repeats)
         report["throughput"] = [summarise(group) for group in runs.values()]
@@ -629,6 +736,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.profile:
         report["profile"] = run_profile(args.scenes[0], args.connections[-1])
         save(report, args.json)
+    report["load_average_end"] = os.getloadavg()
+    save(report, args.json)
+    print(
+        f"load average at the start {report['machine']['load_average']}, at the end "
+        f"{report['load_average_end']}"
+    )
     if "throughput" in report:
         print_throughput(report["throughput"])
     if "cpu" in report:
