@@ -1,7 +1,7 @@
 """Throughput of `agentsense/full` against a latency-controlled model server, beside its bounds.
 
     python benchmarks/throughput.py --scenes 24 96 --connections 4 64 --latency 0.2 \
-        --repeats 3 --json throughput.json [--profile]
+        --repeats 3 --json throughput.json [--profile] [--shards 1 2 4]
 
 THE RUNS. For each scene count N, connection limit C and repeat, the script starts the stub
 model server (`python -m agentsense.stub --latency L`: every reply after exactly L seconds, no
@@ -9,19 +9,23 @@ concurrency limit, its own process so its CPU is not charged to the plugin), the
 
     inspect eval agentsense/full -T dataset=demo (--limit N | --epochs N/24) --display none \
         --model vllm/agent --model-role judge=vllm/judge-a,vllm/judge-b,vllm/judge-c \
-        --max-connections C --max-samples N
+        --max-connections C [--max-samples S] [-T shard=k/S]
 
 in a subprocess and reads its log. The four models share one base URL and the vLLM provider
 keys its connection pool by base URL, so at most C requests are in flight in total. An explicit
 --max-connections also turns Inspect's adaptive connections off (`adaptive_active()` in
-inspect_ai/util/_concurrency.py), and --max-samples N lets every scene run at once, so C is the
-only limit. The 24 demo scenes are repeated with epochs when N > 24 (N must then be a multiple
+inspect_ai/util/_concurrency.py); without --max-samples, Inspect runs C samples at once (its
+default, `create_sample_semaphore` in inspect_ai/_eval/task/run.py), as a user gets it. With
+--shards S, S such processes run at once, process k with -T shard=k/S and C / S connections.
+The 24 demo scenes are repeated with epochs when N > 24 (N must then be a multiple
 of 24). Repeats of different configurations are interleaved, and medians are reported.
 
 MEASURES.
-- wall: the samples' window in the log, from the first sample's start to the last sample's end.
-  It leaves out the fixed start-up and shut-down (interpreter, imports, task load, final log
-  write), shown separately as `process wall`; on a 1,225-scene run that part is negligible.
+- wall: the samples' window in the logs, from the first sample's start to the last sample's end.
+  It leaves out the fixed start-up (first process start to first sample start: interpreter,
+  imports, task load) and finalisation (last sample end to last process exit: log write,
+  shut-down), shown apart; on a 1,225-scene run they are negligible.
+- scene: the mean duration of one sample, against the critical path.
 - calls: ModelEvents in the log (checked against the stub's count of answered requests).
 - scenes/min = N / wall x 60.
 
@@ -30,7 +34,9 @@ BOUNDS (no client can beat them against this server):
   the one before; the interviews need the whole conversation and go out at once (one round).
   Turns are the ModelEvents inside `turn` spans, rounds the `interviews` spans.
 - call volume = calls x L / C: every call holds one of the C connections for L.
-- ratio = wall / max(critical path, call volume); 1.0 is the best possible.
+- turns first = T x L + (calls - T x min(C, N)) x L / C, T = 14 turns: no interview starts
+  before T x L, and until then at most min(C, N) turn calls are in flight.
+- ratio = wall / the largest of the three; 1.0 is the best possible.
 
 CPU AND MEMORY (the "cpu" runs: L = 0, the largest C, --max-samples fixed to the smallest N, so
 N and 4N are compared at equal concurrency):
