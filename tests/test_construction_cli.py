@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,7 +18,7 @@ from agentsense.cli import main
 from agentsense.construction.export import export_scenarios
 from agentsense.dataset.validation import read_scenarios
 from agentsense.stub import StubServer
-from agentsense.stub.harness import InspectCLI, kill_hard, log_figures
+from agentsense.stub.harness import InspectCLI, kill_after_answers, log_figures
 from agentsense.tasks.construct import construct
 
 pytestmark = pytest.mark.slow
@@ -89,14 +87,6 @@ def test_export_of_a_log_that_is_not_a_build_is_a_clear_error(
     assert "give --out FILE.jsonl and/or --review FILE.csv" in capsys.readouterr().err
 
 
-def wait_for(condition: Callable[[], bool], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for the build to get going")
-        time.sleep(0.05)
-
-
 def test_killed_build_resumes_with_eval_retry_without_paying_twice(tmp_path: Path) -> None:
     # The same stand-in rule in-process: the reference records and the number of calls.
     (clean,) = inspect_eval(
@@ -112,21 +102,8 @@ def test_killed_build_resumes_with_eval_retry_without_paying_twice(tmp_path: Pat
     args = ["eval", "agentsense/construct", "--model", "vllm/builder", "--cache"]
     with StubServer(latency=0.05) as stub:
         env = {"VLLM_BASE_URL": stub.base_url}
-        process = cli.start(args, env=env)
-        try:
-            wait_for(
-                lambda: len(stub.chat_records(outcome="ok")) >= 40 or process.poll() is not None,
-                timeout=120,
-            )
-            assert process.poll() is None, (cli.root / "started.out").read_text()[-3000:]
-        finally:
-            kill_at = stub.now()
-            kill_hard(process)
-        before = len(stub.chat_records())
-        in_flight = sum(
-            r.started < kill_at and (r.duration is None or r.started + r.duration > kill_at - 1)
-            for r in stub.chat_records()
-        )
+        cut = kill_after_answers(cli, args, stub, env, answers=40)
+        before, in_flight = cut.requests, cut.in_flight
         (killed,) = cli.eval_logs()
         retry = cli.run(["eval-retry", str(killed), "--display", "none"], env=env)
         assert retry.returncode == 0, retry.output[-3000:]

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from agentsense.stub import Faults, RequestRecord, StubServer
 from agentsense.stub.harness import (
     CliResult,
     InspectCLI,
-    kill_hard,
+    kill_after_answers,
     log_figures,
     sample_scores,
     score_differences,
@@ -170,35 +169,13 @@ def test_rate_limits_drops_and_broken_json(clean_run: Run, tmp_path: Path) -> No
 RESUME_IDS = ["101", "102", "201", "202", "401", "402"]
 
 
-def wait_for(condition: Callable[[], bool], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for the run to get going")
-        time.sleep(0.05)
-
-
 def test_kill_and_eval_retry_finishes_the_run(clean_run: Run, tmp_path: Path) -> None:
     cli = InspectCLI(tmp_path / "resume")
     args = full_demo("--sample-id", ",".join(RESUME_IDS), "--max-samples", "2", "--cache")
     with StubServer(latency=0.1) as stub:
         env = {"VLLM_BASE_URL": stub.base_url}
-        process = cli.start(args, env=env)
-        try:
-            wait_for(
-                lambda: len(stub.chat_records(outcome="ok")) >= 100 or process.poll() is not None,
-                timeout=120,
-            )
-            assert process.poll() is None, (cli.root / "started.out").read_text()[-3000:]
-        finally:
-            kill_at = stub.now()
-            kill_hard(process)
-        before = len(stub.chat_records())
-        # Requests that may have been answered without the answer reaching the cache.
-        in_flight = sum(
-            r.started < kill_at and (r.duration is None or r.started + r.duration > kill_at - 1)
-            for r in stub.chat_records()
-        )
+        cut = kill_after_answers(cli, args, stub, env, answers=100)
+        before, in_flight = cut.requests, cut.in_flight
         killed = log_figures(only_log(cli))
         retry = cli.run(["eval-retry", str(only_log(cli)), "--display", "none"], env=env)
         assert_ran(retry)

@@ -16,7 +16,10 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .server import StubServer
 
 # Variables that would point a run at some other server or data source.
 _LEAKY = (
@@ -119,6 +122,44 @@ def kill_hard(process: subprocess.Popen[str]) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
     process.wait(timeout=30)
+
+
+@dataclass(frozen=True)
+class Interruption:
+    """A run killed mid-way: the requests the stub had seen, and those in flight at the kill."""
+
+    requests: int
+    in_flight: int
+
+
+def kill_after_answers(
+    cli: InspectCLI,
+    args: Sequence[str],
+    stub: StubServer,
+    env: Mapping[str, str],
+    answers: int,
+    timeout: float = 120.0,
+) -> Interruption:
+    """Start `inspect ARGS`, SIGKILL it once the stub has answered `answers` requests."""
+    process = cli.start(args, env=env)
+    try:
+        deadline = time.monotonic() + timeout
+        while len(stub.chat_records(outcome="ok")) < answers and process.poll() is None:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {answers} answered requests")
+            time.sleep(0.05)
+        if process.poll() is not None:
+            raise AssertionError((cli.root / "started.out").read_text()[-3000:])
+    finally:
+        kill_at = stub.now()
+        kill_hard(process)
+    records = stub.chat_records()
+    # Requests that may have been answered without the answer reaching the cache.
+    in_flight = sum(
+        r.started < kill_at and (r.duration is None or r.started + r.duration > kill_at - 1)
+        for r in records
+    )
+    return Interruption(requests=len(records), in_flight=in_flight)
 
 
 def sample_scores(log: Path) -> dict[str, dict[str, Any]]:
