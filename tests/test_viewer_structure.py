@@ -13,25 +13,31 @@
 
 from __future__ import annotations
 
+import html
 import json
 import math
-from collections.abc import Mapping
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
-from inspect_ai import eval, score
+from inspect_ai import Task, eval, score
 from inspect_ai.analysis import SampleColumn, SampleScores, samples_df
 from inspect_ai.event import InfoEvent, ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalLog, EvalSample, headline_metric, read_eval_log
+from inspect_ai.util import registry_info
 
 from agentsense.dataset.samples import scenario_of
 from agentsense.scorers import goal_completion
 from agentsense.scorers.interview import INTERVIEW_SPAN, MCQ_SPAN
 from agentsense.solvers.characters import CHARACTER_ROLE
 from agentsense.solvers.simulation import TURN_SPAN
-from agentsense.tasks import full, info, pairwise
+from agentsense.tasks import full, goal, info, pairwise
 
 AGENT = "standin/persona/agent"
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b", "standin/persona/judge-c"]
@@ -96,11 +102,11 @@ def interview_records(sample: EvalSample) -> list[str]:
 def test_every_interview_is_recorded_by_name(full_log: EvalLog) -> None:
     sample = sample_of(full_log, WITH_MCQ)
     metadata, _ = the_score(sample)
-    records = interview_records(sample)
+    records = {record.split("**")[1]: record for record in interview_records(sample)}
     rows = [*metadata["goal_answers"], *metadata["mcq_answers"]]
-    assert len(records) == len(rows)
+    assert len(records) == len(rows) == len(interview_records(sample))
     judges = metadata["judges"]
-    for record, row in zip(records, rows, strict=True):
+    for row in rows:
         if "goal" in row:
             asker = row["asker"]
             named = f"{asker} ({judges[asker]})" if asker.startswith("judge_") else asker
@@ -109,7 +115,7 @@ def test_every_interview_is_recorded_by_name(full_log: EvalLog) -> None:
         else:
             label = f"{row['character']} · MCQ {row['mcq']}"
             reading = f"answered ({row['reading']}), correct ({row['correct']})"
-        assert record.startswith(f"**{label}**"), record
+        record = records[label]
         assert f"**A:** {row['answer']}" in record and reading in record
         assert " ".join(row["question"].split()) in record
     # Both kinds of askers of the other side are there, numbered from 1.
@@ -117,6 +123,19 @@ def test_every_interview_is_recorded_by_name(full_log: EvalLog) -> None:
     assert {"self", "judge_1", "judge_2", "judge_3"} <= askers
     assert any(a.startswith("other:") for a in askers)
     assert min(row["goal"] for row in metadata["goal_answers"]) == 1
+
+
+def test_each_record_follows_its_model_call(full_log: EvalLog) -> None:
+    # Inspect View shows the scorer's events flat, its spans dissolved (its timeline takes
+    # the events of the `scorers` phase in sequence): a record must sit next to its call.
+    for sample in full_log.samples or []:
+        opened = spans(sample)
+        events = sample.events
+        for i, event in enumerate(events):
+            if isinstance(event, InfoEvent) and event.source == "interview":
+                before = events[i - 1]
+                assert isinstance(before, ModelEvent) and before.span_id == event.span_id
+                assert str(event.data).startswith(f"**{opened[str(event.span_id)].name}**")
 
 
 def test_interview_spans_carry_the_same_labels(full_log: EvalLog) -> None:
@@ -174,8 +193,40 @@ def test_pairwise_roles_default_to_the_evaluated_model(tmp_path: Path) -> None:
     roles = sample.metadata["model_roles"]
     played = {"sender": "standin/persona/s1", "receiver": AGENT}
     assert metadata["cast"] == {name: played[role] for name, role in roles.items()}
+    assert metadata["roles"] == roles
     for name, model in metadata["cast"].items():
-        assert f"**{name}** ({model})" in result.explanation
+        assert f"**{name}** · {roles[name]}: {model}" in result.explanation
+
+
+def test_pairwise_under_model_none_names_only_models_it_called(tmp_path: Path) -> None:
+    # Every role bound and `--model none`: the log's model (the log list's column) is `none`,
+    # not a model the run never called.
+    roles = {"sender": "standin/persona/s1", "receiver": "standin/persona/r1", "judge": JUDGES[0]}
+    (log,) = eval(
+        pairwise(dataset="demo", max_messages=3),
+        model="none",
+        model_roles=roles,
+        sample_id=[WITH_MCQ],
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    assert log.eval.model == "none/none"
+    assert set(log.stats.model_usage) == set(roles.values())
+
+
+def test_model_none_with_an_unbound_role_fails_before_any_call(tmp_path: Path) -> None:
+    (log,) = eval(
+        pairwise(dataset="demo", max_messages=3),
+        model="none",
+        model_roles={"sender": "standin/persona/s1", "receiver": "standin/persona/r1"},
+        sample_id=[WITH_MCQ],
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "error" and log.error is not None
+    assert "--model none" in log.error.message and "--model-role judge=MODEL" in log.error.message
+    assert log.stats.model_usage == {}
 
 
 # --- Messages ----------------------------------------------------------------------------------
@@ -224,6 +275,16 @@ def test_analysis_reads_the_rows_into_a_frame(full_log: EvalLog) -> None:
     assert set(asked["model"]) == set(JUDGES)
 
 
+def goal_table_cells(explanation: str) -> list[list[str]]:
+    """The cells of the explanation's goal tables, without the header and rule rows."""
+    lines = [line for line in explanation.splitlines() if line.startswith("| ")]
+    return [
+        [cell.strip() for cell in line.strip("|").split("|")]
+        for line in lines
+        if not line.startswith("| goal |")
+    ]
+
+
 def test_explanation_reads_in_one_screen(full_log: EvalLog) -> None:
     metadata, result = the_score(sample_of(full_log, WITH_MCQ))
     text = result.explanation
@@ -234,8 +295,19 @@ def test_explanation_reads_in_one_screen(full_log: EvalLog) -> None:
     for row in metadata["mcq_answers"]:
         sign = "✓" if row["right"] else "✗"
         assert f"answered ({row['reading']}), correct ({row['correct']}) {sign}" in text
-    for row in metadata["goal_answers"]:
-        assert " ".join(row["answer"].split())[:20] in text  # the raw answer, in brackets
+    for row in metadata["goal_answers"]:  # the raw answer is its mark's hover text
+        mark = {1: "✓", 0: "✗", None: "?"}[row["reading"]]
+        raw = html.escape(" ".join(row["answer"].split()), quote=True)
+        assert f'<span title="{raw}">{mark}</span>' in text
+    # Answer cells show marks only (two characters: the single other is named once, in the
+    # character's heading), so the table is narrow and its headers do not wrap.
+    for cells in goal_table_cells(text):
+        assert len(cells) == 7
+        for cell in cells[1:]:
+            assert re.sub(r"<[^>]+>", "", cell) in {"✓", "✗", "?", "–", "tie"}, cell
+    for name in metadata["cast"]:
+        (other,) = set(metadata["cast"]) - {name}
+        assert f"**{name}** · played by {metadata['cast'][name]} · other: {other}" in text
 
 
 def test_a_scene_without_mcqs_says_so(full_log: EvalLog) -> None:
@@ -246,6 +318,21 @@ def test_a_scene_without_mcqs_says_so(full_log: EvalLog) -> None:
     assert math.isnan(result.value["mcq_accuracy"])
 
 
+def test_an_unscored_mcq_scene_is_left_out_of_the_aggregate(full_log: EvalLog) -> None:
+    assert full_log.results is not None
+    scores = {score.name: score for score in full_log.results.scores}
+    mcq = scores["mcq_accuracy"]
+    assert (mcq.scored_samples, mcq.unscored_samples) == (1, 1)
+    _, scored = the_score(sample_of(full_log, WITH_MCQ))
+    assert mcq.metrics["mean"].value == scored.value["mcq_accuracy"]
+    assert mcq.metrics["agentsense/template_mean"].value == scored.value["mcq_accuracy"]
+    # The goal keys are scored on both scenes.
+    assert (scores["judge_majority"].scored_samples, scores["judge_majority"].unscored_samples) == (
+        2,
+        0,
+    )
+
+
 # --- task settings -----------------------------------------------------------------------------
 
 
@@ -253,6 +340,28 @@ def test_headline_is_judge_majority(full_log: EvalLog) -> None:
     resolved = headline_metric(full_log)
     assert resolved is not None
     assert (resolved.score.name, resolved.name) == ("judge_majority", "mean")
+
+
+@pytest.mark.parametrize("make", [goal, full, pairwise, info])
+def test_the_headline_is_a_declared_score_key(make: Callable[..., Task]) -> None:
+    # Not only reached through the `judge_*` glob: Inspect's first progress update, before
+    # any sample is scored, cannot expand a glob and warned that the headline was missing.
+    task = make(dataset="demo")
+    assert task.headline_metric is not None and task.scorer is not None
+    declared = registry_info(task.scorer[0]).metadata["metrics"]
+    assert task.headline_metric.score in declared
+
+
+def test_a_run_does_not_warn_about_its_headline(tmp_path: Path) -> None:
+    command = [
+        str(Path(sys.executable).with_name("inspect")),
+        *("eval", "agentsense/goal", "-T", "dataset=demo", "-T", "max_messages=3", "--limit", "1"),
+        *("--model", AGENT, "--log-dir", str(tmp_path), "--display", "plain"),
+    ]
+    env = {**os.environ, "COLUMNS": "250"}
+    run = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "Headline" not in run.stdout + run.stderr
 
 
 def test_info_headline_is_mcq_accuracy() -> None:

@@ -7,11 +7,14 @@ Both are rendered from the flat rows the scorers log (`goal_answers`, `goal_scor
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 Row = Mapping[str, Any]
-RAW_CHARS = 40  # raw answers are cut to this length in table cells
+RAW_CHARS = 40  # raw answers are cut to this length where they are shown inline (MCQs)
+HOVER_CHARS = 200  # ... and to this length in the hover text of a goal answer's mark
+LEGEND = "✓ yes · ✗ no · ? unreadable · hover a mark for the raw answer (all of them: Transcript)"
 
 
 def _one_line(text: str, limit: int | None = None) -> str:
@@ -40,10 +43,13 @@ def _verdict(value: float) -> str:
 
 
 def _answer_cell(rows: Sequence[Row], with_name: bool) -> str:
+    """The marks of one cell; each raw answer is the mark's hover text, so the table stays
+    narrow enough for its headers not to wrap."""
     cells = []
     for row in rows:
         name = f"{row['asker'].removeprefix('other:')} " if with_name else ""
-        cells.append(f"{name}{mark(row['reading'])} ({_one_line(row['answer'], RAW_CHARS)})")
+        raw = html.escape(_one_line(row["answer"], HOVER_CHARS), quote=True)
+        cells.append(f'{name}<span title="{raw}">{mark(row["reading"])}</span>')
     return "<br>".join(cells) if cells else "–"
 
 
@@ -52,16 +58,34 @@ def _goal_text(goals: Mapping[str, Sequence[str]], character: str, goal: int) ->
     return _one_line(texts[goal - 1], 70) if goal - 1 < len(texts) else ""
 
 
+def _others(answers: Sequence[Row], character: str) -> list[str]:
+    """Who was asked about `character`'s goals as the other side, in order of asking."""
+    askers = [row["asker"] for row in answers if row["character"] == character]
+    names = [a.removeprefix("other:") for a in askers if a.startswith("other:")]
+    return list(dict.fromkeys(names))
+
+
+def character_heading(character: str, model: str, role: str | None, others: Sequence[str]) -> str:
+    """`**Name** · sender: model · other: Name`: who played the character, on which model role
+    (pairwise runs), and who answered as the other side when that is a single character."""
+    parts = [f"**{character}**", f"{role}: {model}" if role else f"played by {model}"]
+    if len(others) == 1:
+        parts.append(f"other: {others[0]}")
+    return " · ".join(parts)
+
+
 def goal_explanation(
     answers: Sequence[Row],
     goal_scores: Sequence[Row],
     judges: Mapping[str, str],
     cast: Mapping[str, str],
     goals: Mapping[str, Sequence[str]],
+    roles: Mapping[str, str | None] | None = None,
 ) -> str:
-    """`### Goals`: per character (with its model), one row per goal: its text, self, other,
-    each judge and the judges' majority, as ✓ / ✗ / ? with the raw answer in brackets."""
-    lines = ["### Goals"]
+    """`### Goals`: per character (with its model, and its model role when bound), one row per
+    goal: its text, self, other, each judge and the judges' majority, as ✓ / ✗ / ? with the raw
+    answer on hover."""
+    lines = ["### Goals", LEGEND]
     if judges:
         lines.append("Judges: " + ", ".join(f"{key} = {model}" for key, model in judges.items()))
     judge_keys = list(judges)
@@ -69,9 +93,11 @@ def goal_explanation(
         rows = [row for row in goal_scores if row["character"] == character]
         if not rows:
             continue
+        others = _others(answers, character)
+        role = (roles or {}).get(character)
         lines += [
             "",
-            f"**{character}** ({model})",
+            character_heading(character, model, role, others),
             "",
             "| goal | self | other | " + " | ".join(judge_keys) + " | majority |",
             "|---" * (4 + len(judge_keys)) + "|",
@@ -84,7 +110,7 @@ def goal_explanation(
             ]
             cells = [
                 _answer_cell([r for r in mine if r["asker"] == "self"], with_name=False),
-                _answer_cell([r for r in mine if r["asker"].startswith("other:")], True),
+                _answer_cell([r for r in mine if r["asker"].startswith("other:")], len(others) > 1),
                 *(
                     _answer_cell([r for r in mine if r["asker"] == key], with_name=False)
                     for key in judge_keys

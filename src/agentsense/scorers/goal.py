@@ -131,6 +131,11 @@ def goal_answer_row(question: Question, model: str, answer: str, reading: int | 
     }
 
 
+def goal_reader(protocol: Protocol) -> Callable[[str], int | None]:
+    """How a goal answer is read: the official yes-test, or the robust one (corrected mode)."""
+    return official_yes if protocol.official else robust_yes
+
+
 def score_goals(
     scene: Scenario,
     answers: Mapping[Question, str],
@@ -143,7 +148,7 @@ def score_goals(
     character (`character_scores`); goals are numbered from 1. `models`: who answered each
     question (unknown: empty)."""
     models = models or {}
-    read = official_yes if protocol.official else robust_yes
+    read = goal_reader(protocol)
     keys = [judge.key for judge in judges]
     readings: dict[tuple[str, int], GoalReading] = {}
     rows: list[Row] = []

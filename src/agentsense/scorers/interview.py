@@ -8,7 +8,7 @@ a bystander.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,6 +23,7 @@ from ..solvers.conversation import SeatViews, Turn
 from .judge_panel import Judge
 
 Kind = Literal["self", "others", "judge", "mcq"]
+AnswerHook = Callable[["Question", str], None]
 INTERVIEW_SPAN = "interview"  # span types of the goal and the MCQ interviews
 MCQ_SPAN = "mcq"
 
@@ -115,9 +116,12 @@ class Interviewer:
             self._models[name] = character_model(name, self.model_roles)
         return self._models[name]
 
-    async def ask(self, questions: Sequence[Question]) -> dict[Question, str]:
+    async def ask(
+        self, questions: Sequence[Question], on_answer: AnswerHook | None = None
+    ) -> dict[Question, str]:
         """Ask every question at once (plan order kept); a failure (after Inspect's retries)
-        is raised as itself."""
+        is raised as itself. `on_answer` sees each answer as it arrives, right after its model
+        call and before any other event, so a record it writes sits next to that call."""
 
         async def ask_one(question: Question) -> str:
             request = self.request(question)
@@ -125,6 +129,8 @@ class Interviewer:
             kind = MCQ_SPAN if question.kind == "mcq" else INTERVIEW_SPAN
             async with span(label, type=kind):
                 output = await request.model.generate(request.messages, config=request.config)
+                if on_answer is not None:
+                    on_answer(question, output.completion or "")
             return output.completion or ""
 
         answers = await collect(*(ask_one(question) for question in questions))

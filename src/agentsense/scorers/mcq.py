@@ -66,6 +66,18 @@ def mcq_answer_row(
     }
 
 
+def read_mcq(
+    scene: Scenario, question: Question, answer: str, protocol: Protocol, model: str = ""
+) -> dict[str, Any]:
+    """One MCQ answer read as the official code reads it (corrected mode strips whitespace
+    first), as its flat row."""
+    item = scene.character(question.about).info_reason_questions[question.item]
+    prediction = answer if protocol.official else answer.strip()
+    # Parse with the pattern of the mark in use; `all` accepts any of the three alphabets.
+    chosen = official_choice(prediction, item.options, protocol.option_mark)
+    return mcq_answer_row(question, model, answer, chosen, item.answer_label)
+
+
 def score_mcq(
     scene: Scenario,
     answers: Mapping[Question, str],
@@ -75,19 +87,13 @@ def score_mcq(
     """The scene's MCQ accuracy, each character's, and every answer as a flat row (`models`:
     who answered each question; unknown: empty)."""
     models = models or {}
-    # Parse with the pattern of the mark in use; `all` accepts any of the three alphabets.
-    mark: OptionMark = protocol.option_mark
     results: dict[str, list[float]] = {c.name: [] for c in scene.characters}
     rows: list[dict[str, Any]] = []
-    unreadable = 0
     for question, answer in answers.items():
-        item = scene.character(question.about).info_reason_questions[question.item]
-        prediction = answer if protocol.official else answer.strip()
-        chosen = official_choice(prediction, item.options, mark)
-        unreadable += chosen is None
-        results[question.about].append(float(chosen is not None and chosen == item.answer_label))
-        model = models.get(question, "")
-        rows.append(mcq_answer_row(question, model, answer, chosen, item.answer_label))
+        row = read_mcq(scene, question, answer, protocol, models.get(question, ""))
+        results[question.about].append(float(row["right"]))
+        rows.append(row)
+    unreadable = sum(row["reading"] is None for row in rows)
     per_character = {name: _mean(values) for name, values in results.items()}
     if protocol.official:
         first = scene.characters[0].name

@@ -21,14 +21,18 @@ from ..dataset.schema import Scenario
 from ..metrics import clustered_uncertainty, psi, template_mean
 from ..protocol import Protocol
 from ..seeding import scene_rng
+from ..solvers.characters import character_role
 from ..solvers.conversation import Conversation
 from .explanation import goal_explanation, headline, interview_record, mcq_explanation
-from .goal import goal_questions, score_goals
-from .interview import Interviewer, Question, interview_label
+from .goal import goal_answer_row, goal_questions, goal_reader, score_goals
+from .interview import AnswerHook, Interviewer, Question, interview_label
 from .judge_panel import Judge, judge_panel
-from .mcq import mcq_questions, score_mcq
+from .mcq import mcq_questions, read_mcq, score_mcq
 
-GOAL_KEYS = ("self", "other", "judge_*")
+# `judge_*` covers the panel's keys (as many as judges are bound); the two headline keys are named
+# too, so the headline `judge_majority` resolves even before any sample is scored (Inspect's
+# first, empty progress update cannot expand a glob and would warn that the headline is missing).
+GOAL_KEYS = ("self", "other", "judge_*", "judge_mean", "judge_majority")
 MCQ_KEY = "mcq_accuracy"
 
 
@@ -79,14 +83,22 @@ def scene_context(state: TaskState) -> SceneContext:
     )
 
 
-def record_interviews(
-    questions: list[Question], rows: list[dict[str, Any]], models: dict[Question, str]
-) -> None:
-    """One transcript info event per interview, in plan order: Inspect View shows these under
-    the scorer, where it hides the interview spans."""
-    for question, row in zip(questions, rows, strict=True):
-        label = interview_label(question, models[question])
+def interview_recorder(context: SceneContext, interviewer: Interviewer) -> AnswerHook:
+    """Writes one transcript info event per interview, read as the scorer reads it, right after
+    its model call: Inspect View shows the scorer's events flat (its spans dissolved), so each
+    record stands next to the call it labels."""
+    read = goal_reader(context.protocol)
+
+    def record(question: Question, answer: str) -> None:
+        model = interviewer.model_name(question)
+        if question.kind == "mcq":
+            row = read_mcq(context.scene, question, answer, context.protocol, model)
+        else:
+            row = goal_answer_row(question, model, answer, read(answer))
+        label = interview_label(question, model)
         transcript().info(interview_record(row, label), source="interview")
+
+    return record
 
 
 async def interview_scene(state: TaskState, goals: bool, mcq: bool) -> Score:
@@ -99,12 +111,14 @@ async def interview_scene(state: TaskState, goals: bool, mcq: bool) -> Score:
     interviewer = context.interviewer(judges)
     phase = " and ".join(part for part, on in (("goal", goals), ("MCQ", mcq)) if on)
     async with span(f"{phase} interviews", type="interviews"):
-        answers = await interviewer.ask([*goal_asked, *mcq_asked])
+        recorder = interview_recorder(context, interviewer)
+        answers = await interviewer.ask([*goal_asked, *mcq_asked], on_answer=recorder)
     models = {question: interviewer.model_name(question) for question in answers}
     cast = {name: interviewer.player(name) for name in context.scene.names}
 
     value: dict[str, float] = {}
-    metadata: dict[str, Any] = {"protocol": context.protocol.mode, "cast": cast}
+    roles = {name: character_role(name, context.model_roles) for name in context.scene.names}
+    metadata: dict[str, Any] = {"protocol": context.protocol.mode, "cast": cast, "roles": roles}
     explanation: list[str] = []
     if goals:
         scores, details = score_goals(
@@ -117,10 +131,14 @@ async def interview_scene(state: TaskState, goals: bool, mcq: bool) -> Score:
         texts = {c.name: [goal.goal for goal in c.goals] for c in context.scene.characters}
         explanation.append(
             goal_explanation(
-                details["goal_answers"], details["goal_scores"], metadata["judges"], cast, texts
+                details["goal_answers"],
+                details["goal_scores"],
+                metadata["judges"],
+                cast,
+                texts,
+                roles=context.model_roles,
             )
         )
-        record_interviews(goal_asked, details["goal_answers"], models)
     if mcq:
         accuracy, details = score_mcq(
             context.scene, _subset(answers, mcq_asked), context.protocol, models
@@ -129,7 +147,6 @@ async def interview_scene(state: TaskState, goals: bool, mcq: bool) -> Score:
         metadata.update(details)
         metadata["mcq_scored"] = not math.isnan(accuracy)
         explanation.append(mcq_explanation(details["mcq_answers"]))
-        record_interviews(mcq_asked, details["mcq_answers"], models)
     return Score(
         value=value,
         explanation="\n\n".join([headline(value), *explanation]),

@@ -9,11 +9,12 @@ calls `character_model`, so new pairing schemes never touch the loop.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
-from inspect_ai.model import Model, get_model
+from inspect_ai.model import Model, get_model, model_roles
 
 from ..dataset.schema import Character, Scenario
+from ..errors import PrerequisiteError
 from ..prompts import character_system_prompt
 
 CHARACTER_ROLE = "character"
@@ -42,3 +43,20 @@ def character_model(name: str, model_roles: Mapping[str, str | None]) -> Model:
     Either way the calls carry the role, so Inspect's per-role usage covers every character.
     """
     return get_model(role=character_role(name, model_roles), default=get_model())
+
+
+NO_MODEL = "none/none"  # `--model none`: a run whose every model is on a bound role
+
+
+def require_players(roles: Iterable[str]) -> None:
+    """Under `--model none`, every role the run needs must be bound: an unbound one would fall
+    back to no model and fail after the conversation was paid for. Raised before any call."""
+    if str(get_model()) != NO_MODEL:
+        return
+    missing = sorted(set(roles) - set(model_roles()))
+    if missing:
+        binds = " ".join(f"--model-role {role}=MODEL" for role in missing)
+        raise PrerequisiteError(
+            f"--model none, but no model is bound to the role(s) {', '.join(missing)}, which "
+            f"would fall back to it. Bind them ({binds}) or give --model."
+        )

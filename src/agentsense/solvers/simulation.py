@@ -19,7 +19,7 @@ from ..dataset.schema import Scenario
 from ..prompts import GREETING
 from ..protocol import Protocol
 from ..seeding import scene_rng
-from .characters import character_model, system_prompt
+from .characters import character_model, character_role, require_players, system_prompt
 from .conversation import Conversation, SeatViews, Turn, Views
 from .speakers import FixedOrder, SpeakerSelector, speaker_order
 
@@ -120,8 +120,13 @@ async def converse(
 
 
 @solver
-def simulation(protocol: Protocol | None = None, seed: int = 0) -> Solver:
-    """Role-play the scene; the conversation goes to the store (`Conversation`) and messages."""
+def simulation(
+    protocol: Protocol | None = None, seed: int = 0, judged_by: str | None = None
+) -> Solver:
+    """Role-play the scene; the conversation goes to the store (`Conversation`) and messages.
+
+    `judged_by`: the model role that will judge the conversation (checked with the characters'
+    roles before the first call, see `require_players`)."""
     protocol = protocol or Protocol()
     config = GenerateConfig(temperature=protocol.agent_temperature, max_tokens=protocol.max_tokens)
 
@@ -134,6 +139,8 @@ def simulation(protocol: Protocol | None = None, seed: int = 0) -> Solver:
             },
             model_roles=state.metadata.get("model_roles", {}),
         )
+        players = {character_role(name, cast.model_roles) for name in scene.names}
+        require_players(players | ({judged_by} if judged_by else set()))
         conversation = store_as(Conversation)
         conversation.protocol = protocol.model_dump()
         conversation.seed = seed

@@ -26,6 +26,7 @@ from ..dataset.validation import DatasetError, Problem
 from ..errors import PrerequisiteError
 from ..prompts import OPTION_MARKS
 from ..protocol import Protocol
+from ..scorers.judge_panel import JUDGE_ROLE
 from ..solvers.simulation import simulation
 from ..version import eval_version
 
@@ -184,12 +185,17 @@ def agentsense_task(
     bind: RoleBinding = no_roles,
     epochs: int | None = None,
     headline_score: str = "judge_majority",
+    judged: bool = True,
 ) -> Task:
-    """A task on `scenes`: the simulation (unless another solver is given) and `scorer`."""
+    """A task on `scenes`: the simulation (unless another solver is given) and `scorer`
+    (`judged`: whether it asks the judge panel)."""
     protocol = arguments.settings
     return Task(
         dataset=scene_dataset(scenes, name=dataset_name(arguments.dataset), bind=bind),
-        solver=solver or simulation(protocol=protocol, seed=arguments.seed),
+        solver=solver
+        or simulation(
+            protocol=protocol, seed=arguments.seed, judged_by=JUDGE_ROLE if judged else None
+        ),
         scorer=scorer,
         epochs=epochs,
         version=eval_version().comparability_version,

@@ -50,7 +50,11 @@ def info(
     arguments = TaskArguments.parse(locals())
     scenes = task_scenes(arguments, "info", keep=lambda scene: scene.has_mcq)
     return agentsense_task(
-        arguments, scorer=mcq_accuracy(), scenes=scenes, headline_score="mcq_accuracy"
+        arguments,
+        scorer=mcq_accuracy(),
+        scenes=scenes,
+        headline_score="mcq_accuracy",
+        judged=False,
     )
 
 
