@@ -7,14 +7,14 @@ Both are rendered from the flat rows the scorers log (`goal_answers`, `goal_scor
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 Row = Mapping[str, Any]
-RAW_CHARS = 40  # raw answers are cut to this length where they are shown inline (MCQs)
-HOVER_CHARS = 200  # ... and to this length in the hover text of a goal answer's mark
-LEGEND = "✓ yes · ✗ no · ? unreadable · hover a mark for the raw answer (all of them: Transcript)"
+RAW_CHARS = 40  # raw answers are cut to this length in an MCQ line
+CELL_CHARS = 16  # ... and to this length in a goal table cell
+GOAL_CHARS = 36  # a goal's text in its row
+LEGEND = "✓ yes · ✗ no · ? unreadable, with the start of the raw answer (in full: Transcript)"
 
 
 def _one_line(text: str, limit: int | None = None) -> str:
@@ -43,19 +43,19 @@ def _verdict(value: float) -> str:
 
 
 def _answer_cell(rows: Sequence[Row], with_name: bool) -> str:
-    """The marks of one cell; each raw answer is the mark's hover text, so the table stays
-    narrow enough for its headers not to wrap."""
+    """The marks of one cell, each with the start of its raw answer in brackets: short enough
+    that the table fits the Scoring tab and its headers do not wrap. (The viewer escapes HTML in
+    an explanation, so there is no hover text and no line break within a cell.)"""
     cells = []
     for row in rows:
         name = f"{row['asker'].removeprefix('other:')} " if with_name else ""
-        raw = html.escape(_one_line(row["answer"], HOVER_CHARS), quote=True)
-        cells.append(f'{name}<span title="{raw}">{mark(row["reading"])}</span>')
-    return "<br>".join(cells) if cells else "–"
+        cells.append(f"{name}{mark(row['reading'])} ({_one_line(row['answer'], CELL_CHARS)})")
+    return " · ".join(cells) if cells else "–"
 
 
 def _goal_text(goals: Mapping[str, Sequence[str]], character: str, goal: int) -> str:
     texts = goals.get(character, ())
-    return _one_line(texts[goal - 1], 70) if goal - 1 < len(texts) else ""
+    return _one_line(texts[goal - 1], GOAL_CHARS) if goal - 1 < len(texts) else ""
 
 
 def _others(answers: Sequence[Row], character: str) -> list[str]:
@@ -84,7 +84,7 @@ def goal_explanation(
 ) -> str:
     """`### Goals`: per character (with its model, and its model role when bound), one row per
     goal: its text, self, other, each judge and the judges' majority, as ✓ / ✗ / ? with the raw
-    answer on hover."""
+    answer's start in brackets."""
     lines = ["### Goals", LEGEND]
     if judges:
         lines.append("Judges: " + ", ".join(f"{key} = {model}" for key, model in judges.items()))
