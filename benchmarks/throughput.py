@@ -358,11 +358,14 @@ def sample_rounds(events: Sequence[Any]) -> tuple[int, int, int]:
     """(turn calls, interview rounds, model calls) of one scene."""
     from inspect_ai.event import ModelEvent, SpanBeginEvent
 
+    from agentsense.scorers.interview import ROUND_SPAN
+    from agentsense.solvers.simulation import TURN_SPAN
+
     span_type = {e.id: e.type for e in events if isinstance(e, SpanBeginEvent)}
     parent = {e.id: e.parent_id for e in events if isinstance(e, SpanBeginEvent)}
     calls = [e for e in events if isinstance(e, ModelEvent)]
-    turns = sum(1 for e in calls if span_type.get(e.span_id or "") == "turn")
-    rounds = {enclosing(e.span_id, "interviews", span_type, parent) for e in calls} - {None}
+    turns = sum(1 for e in calls if span_type.get(e.span_id or "") == TURN_SPAN)
+    rounds = {enclosing(e.span_id, ROUND_SPAN, span_type, parent) for e in calls} - {None}
     return turns, len(rounds), len(calls)
 
 

@@ -241,3 +241,19 @@ def test_data_flows_one_way_no_task_or_scorer_imports_the_reports() -> None:
                 if isinstance(node, ast.ImportFrom) and "report" in (node.module or "").split("."):
                     offenders.append(f"{folder}/{path.name}: from {node.module}")
     assert offenders == []
+
+
+# Every `inspect eval agentsense/...` loads the registry: libraries only some tasks or the reports
+# use (rouge-score pulls in NLTK, SciPy and scikit-learn) would cost each run seconds and ~190 MB.
+HEAVY = ("nltk", "rouge_score", "sacrebleu", "scipy", "sklearn", "pandas", "matplotlib")
+
+
+def test_loading_the_task_registry_imports_no_analysis_library() -> None:
+    import subprocess
+    import sys
+
+    probe = "import sys, agentsense._registry; print(' '.join(sorted(sys.modules)))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert [name for name in HEAVY if name in loaded] == []

@@ -45,3 +45,20 @@ def test_with_fewer_connections_than_scenes_the_volume_dominates() -> None:
     # at C <= scenes the turns-first bound equals the call volume: turns fill every connection
     assert bounds.turns_first == pytest.approx(bounds.call_volume)
     assert bounds.largest == pytest.approx(1161 * 0.2 / 4)
+
+
+def test_the_benchmark_reads_turns_and_rounds_off_a_real_log(kind_logs: dict[str, Path]) -> None:
+    """The span types it looks for are the solver's and scorer's own (a rename broke it once)."""
+    from inspect_ai.event import ModelEvent
+    from inspect_ai.log import read_eval_log
+
+    from agentsense_logs import MAX_MESSAGES
+
+    log = read_eval_log(str(kind_logs["full"]))
+    assert log.samples
+    for sample in log.samples:
+        turns, rounds, calls = benchmark().sample_rounds(sample.events)
+        assert turns == MAX_MESSAGES - 1  # the greeting is scripted, not a call
+        assert rounds == 1  # `full` asks goal and MCQ questions in one round
+        assert calls == sum(isinstance(e, ModelEvent) for e in sample.events)
+        assert calls > turns

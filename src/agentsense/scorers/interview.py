@@ -26,6 +26,7 @@ Kind = Literal["self", "others", "judge", "mcq"]
 AnswerHook = Callable[["Question", str], None]
 INTERVIEW_SPAN = "interview"  # span types of the goal and the MCQ interviews
 MCQ_SPAN = "mcq"
+ROUND_SPAN = "interviews"  # one concurrent round of a scene's questions
 
 
 @dataclass(frozen=True)

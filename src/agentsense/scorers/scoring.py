@@ -25,7 +25,7 @@ from ..solvers.characters import character_role
 from ..solvers.conversation import Conversation
 from .explanation import goal_explanation, headline, interview_record, mcq_explanation
 from .goal import goal_answer_row, goal_questions, goal_reader, score_goals
-from .interview import AnswerHook, Interviewer, Question, interview_label
+from .interview import ROUND_SPAN, AnswerHook, Interviewer, Question, interview_label
 from .judge_panel import Judge, judge_panel
 from .mcq import mcq_questions, read_mcq, score_mcq
 
@@ -110,7 +110,7 @@ async def interview_scene(state: TaskState, goals: bool, mcq: bool) -> Score:
     mcq_asked = mcq_questions(context.scene, context.protocol, rng) if mcq else []
     interviewer = context.interviewer(judges)
     phase = " and ".join(part for part, on in (("goal", goals), ("MCQ", mcq)) if on)
-    async with span(f"{phase} interviews", type="interviews"):
+    async with span(f"{phase} interviews", type=ROUND_SPAN):
         recorder = interview_recorder(context, interviewer)
         answers = await interviewer.ask([*goal_asked, *mcq_asked], on_answer=recorder)
     models = {question: interviewer.model_name(question) for question in answers}

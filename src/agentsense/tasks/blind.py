@@ -24,7 +24,7 @@ from ..dataset.samples import scenario_of
 from ..metrics import clustered_uncertainty, template_mean
 from ..protocol import Mode, OptionMark, Protocol
 from ..scorers.explanation import mcq_explanation
-from ..scorers.interview import Interviewer, Question
+from ..scorers.interview import ROUND_SPAN, Interviewer, Question
 from ..scorers.mcq import mcq_questions, score_mcq
 from ..seeding import scene_rng
 from .common import TaskArguments, agentsense_task, task_scenes
@@ -59,7 +59,7 @@ def blind_interview(protocol: Protocol | None = None, seed: int = 0) -> Solver:
         questions = mcq_questions(scene, settings, rng)
         # No conversation: each request is [persona system prompt, MCQ].
         interviewer = Interviewer(scene, [], None, settings, model_roles={})
-        async with span("blind MCQs", type="interviews"):
+        async with span("blind MCQs", type=ROUND_SPAN):
             answers = await interviewer.ask(questions)
         record = store_as(BlindAnswers)
         record.protocol = settings.model_dump()
