@@ -33,7 +33,7 @@ from inspect_ai.util import registry_info
 from agentsense.dataset.samples import scenario_of
 from agentsense.scorers import goal_completion
 from agentsense.scorers.explanation import CELL_CHARS, GOAL_CHARS
-from agentsense.scorers.interview import INTERVIEW_SPAN, MCQ_SPAN
+from agentsense.scorers.interview import INTERVIEW_SPAN, MCQ_SPAN, Question, interview_label
 from agentsense.solvers.characters import CHARACTER_ROLE
 from agentsense.solvers.simulation import TURN_SPAN
 from agentsense.tasks import full, goal, info, pairwise
@@ -124,17 +124,27 @@ def test_every_interview_is_recorded_by_name(full_log: EvalLog) -> None:
     assert min(row["goal"] for row in metadata["goal_answers"]) == 1
 
 
-def test_each_record_follows_its_model_call(full_log: EvalLog) -> None:
+def assert_records_follow_their_calls(sample: EvalSample) -> None:
     # Inspect View shows the scorer's events flat, its spans dissolved (its timeline takes
     # the events of the `scorers` phase in sequence): a record must sit next to its call.
+    opened = spans(sample)
+    events = sample.events
+    for i, event in enumerate(events):
+        if isinstance(event, InfoEvent) and event.source == "interview":
+            before = events[i - 1]
+            assert isinstance(before, ModelEvent) and before.span_id == event.span_id
+            assert str(event.data).startswith(f"**{opened[str(event.span_id)].name}**")
+
+
+def test_each_record_follows_its_model_call(full_log: EvalLog) -> None:
     for sample in full_log.samples or []:
-        opened = spans(sample)
-        events = sample.events
-        for i, event in enumerate(events):
-            if isinstance(event, InfoEvent) and event.source == "interview":
-                before = events[i - 1]
-                assert isinstance(before, ModelEvent) and before.span_id == event.span_id
-                assert str(event.data).startswith(f"**{opened[str(event.span_id)].name}**")
+        assert_records_follow_their_calls(sample)
+
+
+def test_labels_tell_apart_several_questions_to_one_asker() -> None:
+    first, second = (Question("judge", "Ann", 0, i, "judge_1", f"q{i}") for i in (0, 1))
+    assert interview_label(first, "m") == "Ann · goal 1 · judge_1 (m)"
+    assert interview_label(second, "m") == "Ann · goal 1 · judge_1 (m) · question 2"
 
 
 def test_interview_spans_carry_the_same_labels(full_log: EvalLog) -> None:
@@ -159,6 +169,7 @@ def test_rejudging_records_the_new_interviews(full_log: EvalLog) -> None:
     fresh = [r for r in interview_records(sample) if "judge_1 (standin/persona/judge-x)" in r]
     judged = [row for row in metadata["goal_answers"] if row["asker"] == "judge_1"]
     assert fresh and len(fresh) == len(judged)
+    assert_records_follow_their_calls(sample)
 
 
 # --- model roles -------------------------------------------------------------------------------

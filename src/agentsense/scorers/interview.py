@@ -54,7 +54,9 @@ def interview_label(question: Question, model: str) -> str:
     if question.goal is None:
         return f"{question.about} · MCQ {question.item + 1}"
     asker = f"{question.asker} ({model})" if question.kind == "judge" else question.asker
-    return f"{question.about} · goal {question.goal + 1} · {asker}"
+    # A goal may put several questions to one kind of asker: the later ones are numbered.
+    item = f" · question {question.item + 1}" if question.item else ""
+    return f"{question.about} · goal {question.goal + 1} · {asker}{item}"
 
 
 @dataclass(frozen=True)
