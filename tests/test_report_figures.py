@@ -13,19 +13,11 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
 
+from agentsense.prompts import GOAL_CATEGORIES
 from agentsense.report.plots import DIFFERENCE_LIMITS, SCORE_LIMITS, Panel, draw_bars
 from agentsense.report.stats import mean_ci
 
-LEVELS = [
-    "Information Acquisition",
-    "Information Provision",
-    "Relationship Building",
-    "Relationship Maintenance",
-    "Identity Recognition",
-    "Cooperation",
-    "Competition",
-    "Conflict Resolution",
-]
+LEVELS = list(GOAL_CATEGORIES)  # the x labels of the by-category figure
 
 
 def panels(rows: int, signed: bool = False, seed: int = 0) -> list[Panel]:
