@@ -356,15 +356,16 @@ def read_logs(log_dir: Path, expected: int) -> dict[str, Any]:
 
 def sample_rounds(events: Sequence[Any]) -> tuple[int, int, int]:
     """(turn calls, interview rounds, model calls) of one scene."""
-    from inspect_ai.event import ModelEvent, SpanBeginEvent
+    from inspect_ai.event import SpanBeginEvent
 
     from agentsense.scorers.interview import ROUND_SPAN
-    from agentsense.solvers.simulation import TURN_SPAN
+    from agentsense.transcript import TURN_RECORD, labelled_calls
 
     span_type = {e.id: e.type for e in events if isinstance(e, SpanBeginEvent)}
     parent = {e.id: e.parent_id for e in events if isinstance(e, SpanBeginEvent)}
-    calls = [e for e in events if isinstance(e, ModelEvent)]
-    turns = sum(1 for e in calls if span_type.get(e.span_id or "") == TURN_SPAN)
+    pairs = labelled_calls(events)
+    calls = [call for call, _ in pairs]
+    turns = sum(1 for _, record in pairs if record and record.source == TURN_RECORD)
     rounds = {enclosing(e.span_id, ROUND_SPAN, span_type, parent) for e in calls} - {None}
     return turns, len(rounds), len(calls)
 

@@ -18,13 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import inspect_ai
-from inspect_ai.event import ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
 
 from agentsense.dataset.samples import scenario_of
-from agentsense.scorers.interview import MCQ_SPAN
-from agentsense.solvers.simulation import TURN_SPAN
+from agentsense.transcript import MCQ_RECORD, TURN_RECORD, labelled_calls
 
 # --------------------------------------------------------------------------------------------
 # Fixtures of the official code (sense-parity/)
@@ -133,18 +131,15 @@ def messages_of(messages: Iterable[ChatMessage]) -> Messages:
 
 
 def sent_requests(sample: EvalSample, provider_prefix: str) -> list[Sent]:
-    """Every model request of a sample, in log order, classified by the span it ran in."""
-    spans = {event.id: event for event in sample.events if isinstance(event, SpanBeginEvent)}
+    """Every model request of a sample, in log order, classified by the record that follows it."""
     requests = []
-    for event in sample.events:
-        if not isinstance(event, ModelEvent):
-            continue
-        span = spans[event.span_id] if event.span_id else None
-        if span is not None and span.type == TURN_SPAN:
+    for event, record in labelled_calls(sample.events):
+        source = record.source if record else None
+        if source == TURN_RECORD:
             kind = "turn"
         elif event.role == "judge":
             kind = "judge"
-        elif span is not None and span.type == MCQ_SPAN:
+        elif source == MCQ_RECORD:
             kind = "mcq"
         else:
             kind = "interview"

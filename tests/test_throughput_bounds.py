@@ -48,7 +48,7 @@ def test_with_fewer_connections_than_scenes_the_volume_dominates() -> None:
 
 
 def test_the_benchmark_reads_turns_and_rounds_off_a_real_log(kind_logs: dict[str, Path]) -> None:
-    """The span types it looks for are the solver's and scorer's own (a rename broke it once)."""
+    """It reads turns off the solver's own records and rounds off the scorer's span type."""
     from inspect_ai.event import ModelEvent
     from inspect_ai.log import read_eval_log
 

@@ -1,8 +1,8 @@
 """The log structure Inspect View relies on to show AgentSense readably (issue #11).
 
-- Transcript: one span per model turn, of a type the viewer does not fold into its own "turn"
-  rows, named by the speaker; one labelled record (info event) per interview, in a fresh run and
-  after `inspect score` re-judging;
+- Transcript: one labelled record (info event) right after each model call, and nothing else per
+  call (no span): a turn's names its speaker, an interview's who was asked what and how the
+  answer reads, in a fresh run and after `inspect score` re-judging;
 - every model call carries a model role (characters on `character` by default, or on their
   pairwise role), so per-role usage is complete;
 - Messages: `Speaker: text`, metadata only where it adds something;
@@ -26,17 +26,23 @@ import pandas as pd
 import pytest
 from inspect_ai import Task, eval, score
 from inspect_ai.analysis import SampleColumn, SampleScores, samples_df
-from inspect_ai.event import InfoEvent, ModelEvent, SpanBeginEvent
+from inspect_ai.event import InfoEvent, ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, headline_metric, read_eval_log
 from inspect_ai.util import registry_info
 
 from agentsense.dataset.samples import scenario_of
 from agentsense.scorers import goal_completion
 from agentsense.scorers.explanation import CELL_CHARS, GOAL_CHARS
-from agentsense.scorers.interview import INTERVIEW_SPAN, MCQ_SPAN, Question, interview_label
+from agentsense.scorers.interview import Question, interview_label
 from agentsense.solvers.characters import CHARACTER_ROLE
-from agentsense.solvers.simulation import TURN_SPAN
 from agentsense.tasks import full, goal, info, pairwise
+from agentsense.transcript import (
+    INTERVIEW_RECORD,
+    MCQ_RECORD,
+    TURN_RECORD,
+    labelled_calls,
+    record_label,
+)
 
 AGENT = "standin/persona/agent"
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b", "standin/persona/judge-c"]
@@ -63,10 +69,6 @@ def sample_of(log: EvalLog, sample_id: int) -> EvalSample:
     return next(s for s in log.samples or [] if s.id == sample_id)
 
 
-def spans(sample: EvalSample) -> dict[str, SpanBeginEvent]:
-    return {e.id: e for e in sample.events if isinstance(e, SpanBeginEvent)}
-
-
 def the_score(sample: EvalSample, name: str = "goal_and_mcq") -> tuple[dict[str, Any], Any]:
     assert sample.scores is not None
     result = sample.scores[name]
@@ -77,24 +79,36 @@ def the_score(sample: EvalSample, name: str = "goal_and_mcq") -> tuple[dict[str,
 # --- Transcript --------------------------------------------------------------------------------
 
 
-def test_every_model_turn_has_its_own_span_named_by_its_speaker(full_log: EvalLog) -> None:
+def test_every_model_turn_is_recorded_by_its_speaker(full_log: EvalLog) -> None:
     for sample in full_log.samples or []:
-        opened = spans(sample)
-        assert all(s.type != "turn" for s in opened.values())  # the viewer's own outline type
         turns = sample.store["Conversation:turns"]
-        named = [s.name for s in opened.values() if s.type == TURN_SPAN]
+        pairs = labelled_calls(sample.events)
+        named = [record_label(r) for _, r in pairs if r is not None and r.source == TURN_RECORD]
         assert named == [f"{t['speaker']} · turn {t['index']}" for t in turns[1:]]
-        in_turns = [
-            e
-            for e in sample.events
-            if isinstance(e, ModelEvent) and e.span_id and opened[e.span_id].type == TURN_SPAN
-        ]
-        assert len(in_turns) == len(turns) - 1  # one call per model turn, none elsewhere
+        # The turns come first, one call each, and every call has its record.
+        assert [r and r.source for _, r in pairs[: len(named)]] == [TURN_RECORD] * len(named)
+        assert all(r is not None for _, r in pairs)
+
+
+def test_no_span_per_model_call(full_log: EvalLog) -> None:
+    # One record beside each call, and the other events per scene (Inspect's phases, the
+    # interview round), as many in a scene of few calls as in one of many.
+    others = {}
+    for sample in full_log.samples or []:
+        calls = sum(isinstance(e, ModelEvent) for e in sample.events)
+        records = [e for e in sample.events if isinstance(e, InfoEvent) and e.source]
+        assert len(records) == calls
+        others[calls] = sorted(e.event for e in sample.events if e not in records)
+        others[calls] = [kind for kind in others[calls] if kind != "model"]
+    (fewer, few), (more, many) = sorted(others.items())
+    assert fewer < more and few == many
 
 
 def interview_records(sample: EvalSample) -> list[str]:
     return [
-        str(e.data) for e in sample.events if isinstance(e, InfoEvent) and e.source == "interview"
+        str(e.data)
+        for e in sample.events
+        if isinstance(e, InfoEvent) and e.source in (INTERVIEW_RECORD, MCQ_RECORD)
     ]
 
 
@@ -125,15 +139,15 @@ def test_every_interview_is_recorded_by_name(full_log: EvalLog) -> None:
 
 
 def assert_records_follow_their_calls(sample: EvalSample) -> None:
-    # Inspect View shows the scorer's events flat, its spans dissolved (its timeline takes
-    # the events of the `scorers` phase in sequence): a record must sit next to its call.
-    opened = spans(sample)
-    events = sample.events
-    for i, event in enumerate(events):
-        if isinstance(event, InfoEvent) and event.source == "interview":
-            before = events[i - 1]
-            assert isinstance(before, ModelEvent) and before.span_id == event.span_id
-            assert str(event.data).startswith(f"**{opened[str(event.span_id)].name}**")
+    # Inspect View shows the scorer's events flat (its timeline takes the events of the
+    # `scorers` phase in sequence): a record must sit next to its call, and name its model.
+    records = [e for e in sample.events if isinstance(e, InfoEvent) and e.source]
+    pairs = [(call, record) for call, record in labelled_calls(sample.events) if record]
+    assert [record for _, record in pairs] == records
+    for call, record in pairs:
+        label = record_label(record)
+        if " · judge_" in label:
+            assert f"({call.model})" in label, (label, call.model)
 
 
 def test_each_record_follows_its_model_call(full_log: EvalLog) -> None:
@@ -147,12 +161,12 @@ def test_labels_tell_apart_several_questions_to_one_asker() -> None:
     assert interview_label(second, "m") == "Ann · goal 1 · judge_1 (m) · question 2"
 
 
-def test_interview_spans_carry_the_same_labels(full_log: EvalLog) -> None:
+def test_records_say_what_each_call_was(full_log: EvalLog) -> None:
     sample = sample_of(full_log, WITH_MCQ)
-    opened = spans(sample)
-    names = [s.name for s in opened.values() if s.type in (INTERVIEW_SPAN, MCQ_SPAN)]
-    labels = [record.split("**")[1] for record in interview_records(sample)]
-    assert sorted(names) == sorted(labels)
+    sources = [r.source for _, r in labelled_calls(sample.events) if r is not None]
+    metadata, _ = the_score(sample)
+    assert sources.count(MCQ_RECORD) == len(metadata["mcq_answers"]) > 0
+    assert sources.count(INTERVIEW_RECORD) == len(metadata["goal_answers"])
 
 
 def test_rejudging_records_the_new_interviews(full_log: EvalLog) -> None:
@@ -177,11 +191,10 @@ def test_rejudging_records_the_new_interviews(full_log: EvalLog) -> None:
 
 def test_every_model_call_has_a_role(full_log: EvalLog) -> None:
     for sample in full_log.samples or []:
-        opened = spans(sample)
-        for event in (e for e in sample.events if isinstance(e, ModelEvent)):
-            span = opened[event.span_id] if event.span_id else None
-            expected = "judge" if span and span.name.split(" · ")[-1].startswith("judge_") else None
-            assert event.role == (expected or CHARACTER_ROLE), (span and span.name, event.role)
+        for event, record in labelled_calls(sample.events):
+            label = record_label(record) if record else ""
+            expected = "judge" if label.split(" · ")[-1].startswith("judge_") else CHARACTER_ROLE
+            assert event.role == expected, (label, event.role)
     assert full_log.stats.role_usage.keys() == {CHARACTER_ROLE, "judge"}
 
 

@@ -147,15 +147,12 @@ def headline(values: Mapping[str, float]) -> str:
     return " · ".join(shown)
 
 
-def interview_record(row: Row, label: str) -> str:
-    """One interview as a transcript info event: who was asked what, the answer, its reading."""
+def interview_record(row: Row) -> str:
+    """The body of an interview's transcript record: the question, the answer, its reading."""
     if "mcq" in row:
         reading = mcq_line(row).split(" — raw")[0]
     else:
         reading = {None: "? (unreadable)", 1: "yes ✓", 0: "no ✗"}[row["reading"]]
     return (
-        f"**{label}**\n\n"
-        f"**Q:** {_one_line(row['question'])}\n\n"
-        f"**A:** {row['answer']}\n\n"
-        f"**read as:** {reading}"
+        f"**Q:** {_one_line(row['question'])}\n\n**A:** {row['answer']}\n\n**read as:** {reading}"
     )

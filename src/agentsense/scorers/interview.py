@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import anyio
+import anyio.abc
 from inspect_ai.model import ChatMessage, GenerateConfig, Model
-from inspect_ai.util import collect, span
 
 from ..dataset.schema import Scenario
 from ..prompts import JUDGE_SYSTEM_PROMPT
@@ -24,8 +25,6 @@ from .judge_panel import Judge
 
 Kind = Literal["self", "others", "judge", "mcq"]
 AnswerHook = Callable[["Question", str], None]
-INTERVIEW_SPAN = "interview"  # span types of the goal and the MCQ interviews
-MCQ_SPAN = "mcq"
 ROUND_SPAN = "interviews"  # one concurrent round of a scene's questions
 
 
@@ -124,17 +123,27 @@ class Interviewer:
     ) -> dict[Question, str]:
         """Ask every question at once (plan order kept); a failure (after Inspect's retries)
         is raised as itself. `on_answer` sees each answer as it arrives, right after its model
-        call and before any other event, so a record it writes sits next to that call."""
+        call and before any other event, so the record it writes (`record_call`) follows that
+        call. No span per question (not `collect`, which opens one per task): the record
+        labels the call in one event."""
+        answers: dict[Question, str] = {}
+        failures: list[Exception] = []
 
-        async def ask_one(question: Question) -> str:
+        async def ask_one(question: Question, group: anyio.abc.TaskGroup) -> None:
             request = self.request(question)
-            label = interview_label(question, str(request.model))
-            kind = MCQ_SPAN if question.kind == "mcq" else INTERVIEW_SPAN
-            async with span(label, type=kind):
+            try:
                 output = await request.model.generate(request.messages, config=request.config)
-                if on_answer is not None:
-                    on_answer(question, output.completion or "")
-            return output.completion or ""
+            except Exception as failure:
+                failures.append(failure)
+                group.cancel_scope.cancel()  # the other questions are not worth waiting for
+                return
+            answers[question] = output.completion or ""
+            if on_answer is not None:
+                on_answer(question, answers[question])
 
-        answers = await collect(*(ask_one(question) for question in questions))
-        return dict(zip(questions, answers, strict=True))
+        async with anyio.create_task_group() as group:
+            for question in questions:
+                group.start_soon(ask_one, question, group)
+        if failures:
+            raise failures[0]
+        return {question: answers[question] for question in questions}

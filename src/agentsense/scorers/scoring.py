@@ -11,7 +11,6 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from inspect_ai.log import transcript
 from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import span, store_as
@@ -23,6 +22,7 @@ from ..protocol import Protocol
 from ..seeding import scene_rng
 from ..solvers.characters import character_role
 from ..solvers.conversation import Conversation
+from ..transcript import INTERVIEW_RECORD, MCQ_RECORD, record_call
 from .explanation import goal_explanation, headline, interview_record, mcq_explanation
 from .goal import goal_answer_row, goal_questions, goal_reader, score_goals
 from .interview import ROUND_SPAN, AnswerHook, Interviewer, Question, interview_label
@@ -83,20 +83,19 @@ def scene_context(state: TaskState) -> SceneContext:
     )
 
 
-def interview_recorder(context: SceneContext, interviewer: Interviewer) -> AnswerHook:
-    """Writes one transcript info event per interview, read as the scorer reads it, right after
-    its model call: Inspect View shows the scorer's events flat (its spans dissolved), so each
-    record stands next to the call it labels."""
-    read = goal_reader(context.protocol)
+def interview_recorder(scene: Scenario, protocol: Protocol, interviewer: Interviewer) -> AnswerHook:
+    """Writes one transcript record per interview, read as the scorer reads it, right after its
+    model call (see `agentsense.transcript`)."""
+    read = goal_reader(protocol)
 
     def record(question: Question, answer: str) -> None:
         model = interviewer.model_name(question)
         if question.kind == "mcq":
-            row = read_mcq(context.scene, question, answer, context.protocol, model)
+            row = read_mcq(scene, question, answer, protocol, model)
         else:
             row = goal_answer_row(question, model, answer, read(answer))
-        label = interview_label(question, model)
-        transcript().info(interview_record(row, label), source="interview")
+        source = MCQ_RECORD if question.kind == "mcq" else INTERVIEW_RECORD
+        record_call(source, interview_label(question, model), interview_record(row))
 
     return record
 
@@ -111,7 +110,7 @@ async def interview_scene(state: TaskState, goals: bool, mcq: bool) -> Score:
     interviewer = context.interviewer(judges)
     phase = " and ".join(part for part, on in (("goal", goals), ("MCQ", mcq)) if on)
     async with span(f"{phase} interviews", type=ROUND_SPAN):
-        recorder = interview_recorder(context, interviewer)
+        recorder = interview_recorder(context.scene, context.protocol, interviewer)
         answers = await interviewer.ask([*goal_asked, *mcq_asked], on_answer=recorder)
     models = {question: interviewer.model_name(question) for question in answers}
     cast = {name: interviewer.player(name) for name in context.scene.names}

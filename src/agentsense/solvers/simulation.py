@@ -12,20 +12,17 @@ from dataclasses import dataclass
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, GenerateConfig, Model, ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import span, store_as
+from inspect_ai.util import store_as
 
 from ..dataset.samples import scenario_of
 from ..dataset.schema import Scenario
 from ..prompts import GREETING
 from ..protocol import Protocol
 from ..seeding import scene_rng
+from ..transcript import TURN_RECORD, record_call
 from .characters import character_model, character_role, require_players, system_prompt
 from .conversation import Conversation, SeatViews, Turn, Views
 from .speakers import FixedOrder, SpeakerSelector, speaker_order
-
-# Not "turn": Inspect View reserves that span type for its own outline, where it would fold
-# our turns into unnamed "1 turn" rows.
-TURN_SPAN = "utterance"
 
 
 def turn_plan(
@@ -54,8 +51,8 @@ def transcript_message(turn: Turn, model: str | None, role: str | None) -> ChatM
     )
 
 
-def turn_span(turn: int, speaker: str) -> str:
-    """The span name of a model turn (type `TURN_SPAN`), as the Transcript outline lists it."""
+def turn_label(turn: int, speaker: str) -> str:
+    """The name of a model turn in the transcript (its record's label)."""
     return f"{speaker} · turn {turn}"
 
 
@@ -96,13 +93,13 @@ async def converse(
             turn = Turn(index=index, speaker=speaker, text=scripted[index], scripted=True)
             model_name = None
         else:
-            async with span(turn_span(index, speaker), type=TURN_SPAN):
-                if speaker not in models:
-                    models[speaker] = character_model(speaker, cast.model_roles)
-                model = models[speaker]
-                output = await model.generate(
-                    views.prompt(cast.prompts[speaker], speaker), config=config
-                )
+            if speaker not in models:
+                models[speaker] = character_model(speaker, cast.model_roles)
+            model = models[speaker]
+            output = await model.generate(
+                views.prompt(cast.prompts[speaker], speaker), config=config
+            )
+            record_call(TURN_RECORD, turn_label(index, speaker))
             turn = Turn(index=index, speaker=speaker, text=output.completion or "")
             model_name = str(model)
         views.append(turn)

@@ -26,6 +26,7 @@ from ..protocol import Mode, OptionMark, Protocol
 from ..scorers.explanation import mcq_explanation
 from ..scorers.interview import ROUND_SPAN, Interviewer, Question
 from ..scorers.mcq import mcq_questions, score_mcq
+from ..scorers.scoring import interview_recorder
 from ..seeding import scene_rng
 from .common import TaskArguments, agentsense_task, task_scenes
 
@@ -60,7 +61,8 @@ def blind_interview(protocol: Protocol | None = None, seed: int = 0) -> Solver:
         # No conversation: each request is [persona system prompt, MCQ].
         interviewer = Interviewer(scene, [], None, settings, model_roles={})
         async with span("blind MCQs", type=ROUND_SPAN):
-            answers = await interviewer.ask(questions)
+            recorder = interview_recorder(scene, settings, interviewer)
+            answers = await interviewer.ask(questions, on_answer=recorder)
         record = store_as(BlindAnswers)
         record.protocol = settings.model_dump()
         record.answers = [
