@@ -21,6 +21,7 @@ from . import characters as ch
 from . import goals as gl
 from . import private_info as pi
 from . import templates as tp
+from .account import LineAccount
 from .prompts import PROMPT_1_EPISODES_DIVISION, PROMPT_2_SCENES_DIVISION, fill_named
 from .repair import Asker, Ledger, ParseError, Stage
 from .scenes import Scene, accept_division, by_headings, filter_reason, parse_division, to_scene
@@ -53,6 +54,9 @@ class BuildResult(BaseModel):
 
     script: str
     settings: BuildSettings = Field(default_factory=BuildSettings)
+    lines: LineAccount = Field(default_factory=LineAccount)  # where each script line went
+    headings: int = 0  # scene headings read
+    speeches: int = 0  # speeches read
     episodes: int = 0
     scenes: int = 0
     kept: list[str] = Field(default_factory=list)
@@ -371,6 +375,8 @@ class Pipeline:
             )
 
     async def run(self, elements: tuple[Element, ...]) -> BuildResult:
+        self.result.headings = sum(e.kind == "heading" for e in elements)
+        self.result.speeches = sum(e.kind == "dialogue" for e in elements)
         scenes = await self.scenes(elements)
         backgrounds = await self.backgrounds(scenes)
         ready = [scene for scene in scenes if scene.key in backgrounds]

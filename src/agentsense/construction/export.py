@@ -26,9 +26,17 @@ STORE_KEY = "BuildStore:result"
 @dataclass
 class Export:
     builds: list[BuildResult] = field(default_factory=list)
+    logs: list[Path] = field(default_factory=list)  # the log each build was read from
     notes: list[str] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Found:
+    log: Path
+    finished: bool  # the log's status is success
+    result: BuildResult
 
 
 def _log_files(paths: list[str]) -> list[Path]:
@@ -47,13 +55,15 @@ def _log_files(paths: list[str]) -> list[Path]:
 def load_builds(paths: list[str]) -> Export:
     """Every finished script of the `agentsense/construct` logs named (files or folders).
 
-    A script built in several logs (a killed build and its `eval-retry`) counts once, from the
-    newest log; a script that no log finished is named, with the command that finishes it.
+    A script built in several logs counts once when those are one build: an unfinished log and
+    the log that finished it (`eval-retry`), or finished logs with identical results. Finished
+    logs with different builds of one script would export colliding ids: refused, naming them.
+    A script that no log finished is named, with the command that finishes it.
     """
     from inspect_ai.log import read_eval_log
 
     export = Export()
-    built: dict[str, tuple[str, BuildResult]] = {}
+    found: dict[str, list[_Found]] = {}
     unfinished: dict[str, Path] = {}
     logs = []
     for file in _log_files(paths):
@@ -65,14 +75,42 @@ def load_builds(paths: list[str]) -> Export:
         stored = [s for s in log.samples or [] if s.store and s.store.get(STORE_KEY)]
         if not log.eval.task.endswith("construct") and not stored:
             continue
+        dropped = (log.eval.metadata or {}).get("scripts_dropped") or {}
+        export.notes += [
+            f"{file}: script {name} was dropped before the build: {reason}"
+            for name, reason in dropped.items()
+        ]
         for sample_id in log.eval.dataset.sample_ids or []:
             unfinished.setdefault(str(sample_id), file)
         for sample in stored:
             result = BuildResult.model_validate(sample.store[STORE_KEY])
-            built[str(sample.id)] = (log.eval.created, result)
-    export.builds = [result for _, result in built.values()]
+            found.setdefault(str(sample.id), []).append(
+                _Found(file, log.status == "success", result)
+            )
+    collisions = []
+    for sample_id, builds in found.items():
+        candidates = [b for b in builds if b.finished] or builds[-1:]
+        distinct: list[_Found] = []
+        for build in candidates:
+            if not any(build.result == kept.result for kept in distinct):
+                distinct.append(build)
+        if len(distinct) > 1:
+            names = ", ".join(str(b.log) for b in distinct)
+            collisions.append(f"script {sample_id} is built differently in {names}")
+            continue
+        if len(candidates) > 1:
+            names = ", ".join(str(b.log) for b in candidates)
+            export.notes.append(f"script {sample_id}: identical builds in {names}; exported once.")
+        export.builds.append(distinct[0].result)
+        export.logs.append(distinct[0].log)
+    if collisions:
+        raise ReportError(
+            "these builds would export scenarios with the same ids:\n  "
+            + "\n  ".join(collisions)
+            + "\nexport each build on its own (name the log file), or move one aside."
+        )
     for sample_id, file in unfinished.items():
-        if sample_id not in built:
+        if sample_id not in found:
             export.notes.append(
                 f"{file}: script {sample_id} did not finish; run `inspect eval-retry {file}`."
             )
@@ -121,10 +159,14 @@ def export_scenarios(
 def summary(export: Export) -> list[str]:
     """Stage-by-stage counts per script, then every dropped item with its stage and reason."""
     lines = []
-    for build in export.builds:
+    for build, log in zip(export.builds, export.logs, strict=True):
         counts = build.counts()
         lines.append(
-            f"{build.script}: {counts['episodes']} episodes, {counts['scenes']} scenes "
+            f"{build.script} ({log.name}): read {build.headings} headings and "
+            f"{build.speeches} speeches; {build.lines.line()}"
+        )
+        lines.append(
+            f"  built {counts['episodes']} episodes, {counts['scenes']} scenes "
             f"({counts['scenes_kept']} kept, {counts['scenes_filtered']} filtered), "
             f"{counts['templates']} templates, {counts['scenarios']} scenarios, "
             f"{counts['mcqs']} MCQs; {counts['calls']} model calls, {counts['repairs']} repairs, "

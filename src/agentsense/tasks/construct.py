@@ -11,6 +11,7 @@ result with `agentsense scenarios LOG --out scenarios.jsonl`, then evaluate it w
 from __future__ import annotations
 
 import json
+import logging
 import re
 from importlib import resources
 from pathlib import Path
@@ -30,12 +31,15 @@ from ..construction.screenplay import (
     EXPECTED,
     Screenplay,
     ScriptError,
-    parse_text,
+    decode,
+    parse_script,
     read_screenplay,
     script_files,
 )
 from ..errors import PrerequisiteError
 from ..version import eval_version
+
+logger = logging.getLogger(__name__)
 
 BUILDER_ROLE = "builder"
 BUNDLED = "bundled"
@@ -53,6 +57,12 @@ def slug(path: str) -> str:
 
 def read_scripts(scripts: str) -> list[Screenplay]:
     """The scripts of `-T scripts=...`, checked before any model call (every problem at once)."""
+    return checked_scripts(scripts)[0]
+
+
+def checked_scripts(scripts: str) -> tuple[list[Screenplay], dict[str, str]]:
+    """The readable scripts, and those dropped because too many of their lines are unaccounted
+    (file name -> reason); an unreadable script, or none left, stops the run."""
     path = bundled_script() if scripts == BUNDLED else Path(scripts).expanduser()
     files = script_files(path)
     if not files:
@@ -61,7 +71,7 @@ def read_scripts(scripts: str) -> list[Screenplay]:
             f"-T scripts={scripts}: {found}; expected a screenplay file or a folder of them "
             f"(.txt, .fountain, ...), or 'bundled' for the demo script."
         )
-    plays, problems = [], []
+    plays, problems, dropped = [], [], {}
     for file in files:
         try:
             play = read_screenplay(file)
@@ -74,14 +84,20 @@ def read_scripts(scripts: str) -> list[Screenplay]:
                 f"expected {EXPECTED}."
             )
             continue
+        if reason := play.account.problem():
+            dropped[file.name] = reason
+            logger.warning(f"agentsense/construct: {file} dropped: {reason}")
+            continue
         plays.append(play)
+    if not plays and not problems:
+        problems = [f"{name}: dropped: {reason}" for name, reason in dropped.items()]
     if problems:
         raise PrerequisiteError("Cannot build from -T scripts=...:\n" + "\n".join(problems))
-    return plays
+    return plays, dropped
 
 
 def script_sample(play: Screenplay) -> Sample:
-    text = Path(play.path).read_bytes().decode("utf-8-sig", errors="replace")
+    text = decode(Path(play.path), Path(play.path).read_bytes())
     return Sample(
         id=slug(play.path),
         input=f"Build AgentSense scenarios from {play.title!r} ({Path(play.path).name}).",
@@ -106,9 +122,10 @@ def build_scenarios(settings: BuildSettings, temperature: float, max_tokens: int
         # Unbound, the evaluated model builds: construction has no grader to keep apart.
         builder = get_model(role=BUILDER_ROLE, default=get_model())
         asker = Asker(builder, config, settings.max_repairs, Ledger())
-        _, elements = parse_text(str(state.metadata["text"]))
+        reading = parse_script(str(state.metadata["text"]), str(state.metadata["script"]))
         pipeline = Pipeline(asker, settings, str(state.metadata["script"]), str(state.sample_id))
-        result = await pipeline.run(tuple(elements))
+        pipeline.result.lines = reading.account
+        result = await pipeline.run(reading.elements)
         store_as(BuildStore).result = result.model_dump(mode="json")
         state.output = ModelOutput.from_content(
             model=str(builder), content=json.dumps(result.counts())
@@ -186,7 +203,7 @@ def construct(
         raise PrerequisiteError(
             "Invalid agentsense/construct argument(s):\n" + "\n".join(lines)
         ) from None
-    plays = read_scripts(scripts)
+    plays, dropped = checked_scripts(scripts)
     return Task(
         dataset=MemoryDataset([script_sample(p) for p in plays], name="agentsense-construct"),
         solver=build_scenarios(settings, temperature, max_tokens),
@@ -195,6 +212,7 @@ def construct(
         metadata={
             "construction": settings.model_dump(),
             "scripts": scripts,
+            "scripts_dropped": dropped,
             **eval_version().to_metadata(),
         },
     )
