@@ -18,11 +18,10 @@ def test_the_parameters_section_is_generated_from_the_signatures() -> None:
 
 
 def test_the_section_lists_every_argument_of_every_task() -> None:
-    import inspect
-
     import agentsense
+    from agentsense.tasks.strict import declared_names
 
     generated = section()
     for name in agentsense.__all__:
-        for argument in inspect.signature(getattr(agentsense, name)).parameters:
+        for argument in declared_names(getattr(agentsense, name)):
             assert f"`{argument}`" in generated, (name, argument)

@@ -21,6 +21,7 @@ from agentsense.protocol import Protocol
 from agentsense.tasks.blind import BLIND_EXCLUDES, BlindAnswers, blind_interview
 from agentsense.tasks.common import TaskArguments, cli_names
 from agentsense.tasks.labelling import SceneLabels, label_agreement, label_scene
+from agentsense.tasks.strict import declared_names
 from agentsense.version import EvalVersion, eval_version
 
 EVAL_YAML = Path(agentsense.__file__).parent / "eval.yaml"
@@ -143,7 +144,7 @@ def test_every_simulation_task_takes_the_task_arguments(name: str) -> None:
     }
     found = {
         param: (hints[param], parameters[param].default)
-        for param in parameters
+        for param in declared_names(task_function)
         if param not in OWN_ARGUMENTS.get(name, set())
     }
     assert found == expected

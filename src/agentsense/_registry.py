@@ -8,5 +8,6 @@ from .models.smollm import smollm
 from .models.standin import standin
 from .request_format import RequestFormatCheck
 from .scorers import goal_and_mcq, goal_completion, mcq_accuracy
+from .scorers.judge_panel import SelfJudgingCheck
 from .solvers import simulation
 from .tasks import blind, construct, full, gca, goal, info, judge_check, labelling, pairwise

@@ -150,6 +150,15 @@ def _scenarios_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
     parser.add_argument("--accept", type=Path, help="apply a filled validation sheet (CSV)")
 
 
+def _args_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "args",
+        help="list a task's arguments (-T name=value) with types, defaults and meaning",
+        description="List the task arguments of agentsense/TASK (or of every task).",
+    )
+    parser.add_argument("task", nargs="?", metavar="TASK", help="e.g. full (default: all)")
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="agentsense", description=__doc__.split("\n\n")[0])
     commands = root.add_subparsers(dest="command", required=True)
@@ -157,6 +166,7 @@ def parser() -> argparse.ArgumentParser:
     _compare_parser(commands)
     _labels_parser(commands)
     _scenarios_parser(commands)
+    _args_parser(commands)
     return root
 
 
@@ -275,11 +285,25 @@ def run_scenarios(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def run_args(args: argparse.Namespace) -> int:
+    from .tasks import __all__ as task_names
+    from .tasks.parameters import arguments_text
+
+    try:
+        names = [args.task] if args.task else list(task_names)
+        print("\n\n".join(arguments_text(name.removeprefix("agentsense/")) for name in names))
+    except ValueError as error:
+        print(f"agentsense args: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    return EXIT_OK
+
+
 COMMANDS = {
     "report": run_report,
     "compare": run_compare,
     "labels": run_labels,
     "scenarios": run_scenarios,
+    "args": run_args,
 }
 
 

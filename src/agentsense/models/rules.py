@@ -32,6 +32,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..errors import PrerequisiteError
 from .construction_rules import construction_reply
 
 
@@ -284,8 +285,22 @@ RULES: dict[str, Rule] = {
 
 
 def rule_for(model: str) -> tuple[Rule, str]:
-    """Split a stand-in model name `rule/name` (or just `name`, persona) into its rule and name."""
+    """Split a served model name `rule/name` (or just `name`, persona) into its rule and name.
+
+    Lenient, for the stub server, which is sent whatever name a client is configured with."""
     head, _, rest = model.partition("/")
     if head in RULES and rest:
         return RULES[head], rest
     return RULES["persona"], model
+
+
+def standin_rule(model: str) -> tuple[Rule, str]:
+    """The rule and name of a `standin/<rule>/<name>` model; an unknown rule is refused."""
+    head, _, rest = model.partition("/")
+    if head in RULES and rest:
+        return RULES[head], rest
+    found = f"no stand-in rule {head!r}" if rest else "no rule and name"
+    raise PrerequisiteError(
+        f"standin/{model}: {found}. A stand-in model is standin/<rule>/<name>, the rule one of "
+        f"{', '.join(RULES)} (README, 'Stand-in models'); the name is free."
+    )

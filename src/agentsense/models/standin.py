@@ -23,7 +23,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from .rules import Request, rule_for
+from .rules import Request, standin_rule
 
 
 class StandInAPI(ModelAPI):
@@ -36,7 +36,7 @@ class StandInAPI(ModelAPI):
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
-        self.rule, self.name = rule_for(model_name)
+        self.rule, self.name = standin_rule(model_name)
 
     async def generate(
         self,

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
+from inspect_ai.hooks import Hooks, TaskStart, hooks
 from inspect_ai.log import transcript
 from inspect_ai.model import Model, get_model, model_roles
 
+logger = logging.getLogger(__name__)
+
 JUDGE_ROLE = "judge"
+# The scorers that put goals to the panel (registry names as the eval spec records them).
+JUDGED_SCORERS = ("goal_completion", "goal_and_mcq")
+SELF_JUDGING = (
+    "No model is bound to the role 'judge': the evaluated model judges the goals. "
+    "Bind a panel with --model-role judge=<model>,<model>,<model>."
+)
 
 
 @dataclass(frozen=True)
@@ -29,11 +39,23 @@ def judge_panel() -> tuple[list[Judge], bool]:
     """
     bound = model_roles().get(JUDGE_ROLE)
     if bound is None:
-        transcript().info(
-            "No model is bound to the role 'judge': the evaluated model judges the goals. "
-            "Bind a panel with --model-role judge=<model>,<model>,<model>."
-        )
+        transcript().info(SELF_JUDGING)
         # On the role all the same, so per-role usage counts these calls as judging.
         return [Judge("judge_1", get_model(role=JUDGE_ROLE, default=get_model()))], False
     models = bound if isinstance(bound, list) else [bound]
     return [Judge(f"judge_{i}", model) for i, model in enumerate(models, start=1)], True
+
+
+def judges_goals(scorers: list[str]) -> bool:
+    return any(name.rpartition("/")[2] in JUDGED_SCORERS for name in scorers)
+
+
+@hooks(name="agentsense_self_judging", description="Warns when no judge is bound.")
+class SelfJudgingCheck(Hooks):
+    """Say once on the console what each transcript says: the characters judge themselves."""
+
+    async def on_task_start(self, data: TaskStart) -> None:
+        spec = data.spec
+        scorers = [scorer.name for scorer in spec.scorers or []]
+        if judges_goals(scorers) and JUDGE_ROLE not in (spec.model_roles or {}):
+            logger.warning(f"AgentSense {spec.task}: {SELF_JUDGING} Self-judging inflates scores.")

@@ -29,6 +29,7 @@ from ..scorers.mcq import mcq_questions, score_mcq
 from ..scorers.scoring import interview_recorder
 from ..seeding import scene_rng
 from .common import TaskArguments, agentsense_task, task_scenes
+from .strict import strict_arguments
 
 BLIND_KEY = "blind_mcq_accuracy"
 # No conversation: the message budget does not apply.
@@ -106,6 +107,7 @@ def blind_mcq() -> Scorer:
 
 
 @task
+@strict_arguments
 def blind(
     dataset: str = "official",
     protocol: Mode = "official",

@@ -38,6 +38,7 @@ from ..construction.screenplay import (
 )
 from ..errors import PrerequisiteError
 from ..version import eval_version
+from .strict import strict_arguments
 
 logger = logging.getLogger(__name__)
 
@@ -161,6 +162,7 @@ def build_counts() -> Scorer:
 
 
 @task
+@strict_arguments
 def construct(
     scripts: str = BUNDLED,
     scenarios_per_template: int = 5,

@@ -17,6 +17,7 @@ from ..gca.scorer import gca_critics
 from ..gca.simulation import GCASettings, NextSpeakerPrompt, gca_simulation
 from ..version import eval_version
 from .common import argument_errors
+from .strict import strict_arguments
 
 
 def gca_settings(**values: object) -> GCASettings:
@@ -27,6 +28,7 @@ def gca_settings(**values: object) -> GCASettings:
 
 
 @task
+@strict_arguments
 def gca(
     dataset: str = "official",
     seed: int = 0,

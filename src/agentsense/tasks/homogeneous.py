@@ -14,9 +14,11 @@ from inspect_ai import Task, task
 from ..protocol import Mode, OptionMark
 from ..scorers.scoring import goal_and_mcq, goal_completion, mcq_accuracy
 from .common import TaskArguments, agentsense_task, task_scenes
+from .strict import strict_arguments
 
 
 @task
+@strict_arguments
 def goal(
     dataset: str = "official",
     protocol: Mode = "official",
@@ -35,6 +37,7 @@ def goal(
 
 
 @task
+@strict_arguments
 def info(
     dataset: str = "official",
     protocol: Mode = "official",
@@ -59,6 +62,7 @@ def info(
 
 
 @task
+@strict_arguments
 def full(
     dataset: str = "official",
     protocol: Mode = "official",

@@ -54,6 +54,7 @@ from ..scorers.judge_panel import judge_panel
 from ..solvers.conversation import Turn, prompt
 from ..version import eval_version
 from .common import TaskArguments, task_metadata
+from .strict import strict_arguments
 
 # No conversation and no MCQs: only the judges' settings apply.
 JUDGE_CHECK_EXCLUDES = ("seed", "max_messages", "agent_temperature", "option_mark")
@@ -214,6 +215,7 @@ def judge_verdicts() -> Scorer:
 
 
 @task
+@strict_arguments
 def judge_check(
     dataset: str = BUNDLED,
     protocol: Mode = "official",

@@ -37,6 +37,7 @@ from ..prompts import (
 )
 from ..version import eval_version
 from .common import dataset_name, task_metadata
+from .strict import strict_arguments
 
 LABELLER_ROLE = "labeller"
 ROLES = ("sender", "receiver")
@@ -177,6 +178,7 @@ def label_agreement() -> Scorer:
 
 
 @task
+@strict_arguments
 def labelling(dataset: str = "official", max_tokens: int = 512) -> Task:
     """Label goal categories, scenario types and sender/receiver roles with a model.
 

@@ -19,6 +19,7 @@ from ..dataset.schema import Scenario
 from ..protocol import Mode, OptionMark
 from ..scorers.scoring import goal_and_mcq
 from .common import TaskArguments, agentsense_task, task_scenes
+from .strict import strict_arguments
 
 SENDER_ROLE = "sender"
 RECEIVER_ROLE = "receiver"
@@ -39,6 +40,7 @@ def role_binding(scene: Scenario) -> dict[str, str | None]:
 
 
 @task
+@strict_arguments
 def pairwise(
     dataset: str = "official_roles",
     protocol: Mode = "official",
