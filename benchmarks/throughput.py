@@ -246,11 +246,13 @@ def now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
 
 
-def timed_child(command: list[str], env: dict[str, str], log: Path) -> ChildUsage:
+def timed_child(
+    command: list[str], env: dict[str, str], log: Path, cwd: Path | None = None
+) -> ChildUsage:
     """Run a command to its end: start and end times, CPU seconds and peak RSS (wait4)."""
     started = now()
     with log.open("w") as out:
-        process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(process.pid, 0)
     ended = now()
     process.returncode = os.waitstatus_to_exitcode(status)
