@@ -201,9 +201,12 @@ def isolated_env(work: Path, base_url: str) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def stub_server(latency: float) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+def stub_server(
+    latency: float, log: Path | None = None
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """The stub in its own process; yields its base URL. Stopped with SIGTERM at the end."""
     command = [sys.executable, "-m", "agentsense.stub", "--port", "0", "--latency", str(latency)]
+    command += ["--log", str(log)] if log else []
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
