@@ -1,6 +1,7 @@
 """The `agentsense` command: `report` (the paper's tables and figures from logs), `compare` (a
 paired regression gate for CI), `labels` (a labels file from an `agentsense/labelling` log) and
-`scenarios` (a dataset from `agentsense/construct` logs).
+`scenarios` (a dataset from `agentsense/construct` logs), `annotate` (judges against human
+labels) and `stats` (a dataset's counts).
 
 Exit status: 0 success (compare: no significant regression), 1 compare found a regression,
 2 usage or input error (a message, no traceback).
@@ -38,7 +39,14 @@ def _report_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
         action="store_true",
         help="put runs made with different protocol settings side by side",
     )
-    parser.add_argument("--labels", type=Path, help="labels file (JSON) from `agentsense labels`")
+    parser.add_argument(
+        "--labels",
+        type=Path,
+        action="append",
+        default=[],
+        help="labels file (JSON) from `agentsense labels`, and/or a filled annotation sheet (CSV) "
+        "from `agentsense annotate` (repeatable)",
+    )
     parser.add_argument(
         "--sensitivity-metric",
         default="judge_majority",
@@ -159,6 +167,53 @@ def _args_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("task", nargs="?", metavar="TASK", help="e.g. full (default: all)")
 
 
+def _annotate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "annotate",
+        help="judges against human labels (paper App. D.1, Table 6)",
+        description="Without --labels: sample judged scenes and write a sheet to fill (CSV, one "
+        "row per judge question). With --labels: read the filled sheet and write each judge's "
+        "agreement with the people, and the annotators' own.",
+    )
+    parser.add_argument(
+        "logs", nargs="+", metavar="LOG_OR_DIR", help="logs of agentsense/goal, full or pairwise"
+    )
+    parser.add_argument(
+        "--out", required=True, type=Path, help="sheet to write (CSV), or with --labels a folder"
+    )
+    parser.add_argument("--labels", type=Path, metavar="SHEET", help="a filled sheet (CSV)")
+    parser.add_argument(
+        "--sample",
+        type=Path,
+        metavar="FILE",
+        help="the sheet's sample record (default: SHEET.sample.json beside the sheet)",
+    )
+    # Defaults (100 scenes as the paper, seed 0, 3 annotators) live in analysis.annotation,
+    # which imports pandas: resolved in run_annotate so the CLI starts fast.
+    parser.add_argument("--scenes", type=int, help="scenes to sample (default 100, as the paper)")
+    parser.add_argument("--seed", type=int, help="sampling seed (default 0)")
+    parser.add_argument(
+        "--annotators",
+        type=int,
+        help="empty annotator columns in the sheet (default 3; add or remove freely)",
+    )
+    _merge_options(parser)
+
+
+def _stats_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "stats",
+        help="a dataset's counts per source script (paper Table 3, Figure 4a)",
+        description="Count templates, scenarios, characters, goals by ERG category, scenario "
+        "types, private information and MCQs per source script (or the dataset); print them as "
+        "Markdown and, with --out, write stats.md, CSVs and a figure.",
+    )
+    parser.add_argument(
+        "dataset", metavar="DATASET", help="demo, official, official_roles, or a JSONL file"
+    )
+    parser.add_argument("--out", type=Path, help="folder for stats.md, the CSVs and the figure")
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="agentsense", description=__doc__.split("\n\n")[0])
     commands = root.add_subparsers(dest="command", required=True)
@@ -167,6 +222,8 @@ def parser() -> argparse.ArgumentParser:
     _labels_parser(commands)
     _scenarios_parser(commands)
     _args_parser(commands)
+    _annotate_parser(commands)
+    _stats_parser(commands)
     return root
 
 
@@ -176,10 +233,15 @@ def run_report(args: argparse.Namespace) -> int:
 
     if not args.logs:
         raise ReportError("no log given: pass log files or folders of logs (e.g. logs/).")
+    sheets = [path for path in args.labels if path.suffix.lower() == ".csv"]
+    labels = [path for path in args.labels if path not in sheets]
+    if len(sheets) > 1 or len(labels) > 1:
+        raise ReportError("--labels: at most one labels file (JSON) and one sheet (CSV).")
     options = ReportOptions(
         out=args.out,
         allow_mixed=args.allow_mixed,
-        labels=args.labels,
+        labels=labels[0] if labels else None,
+        annotations=sheets[0] if sheets else None,
         sensitivity_metric=args.sensitivity_metric,
         alpha=args.alpha,
         scorer=args.scorer,
@@ -298,12 +360,55 @@ def run_args(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def run_annotate(args: argparse.Namespace) -> int:
+    from .analysis import annotation
+    from .report.annotate import human_agreement, sample_path, write_agreement, write_sheet
+    from .report.loading import load_runs
+
+    runs = load_runs(args.logs, args.scorer, args.prefer_newest)
+    if args.labels is None:
+        seed = annotation.DEFAULT_SEED if args.seed is None else args.seed
+        scenes = annotation.DEFAULT_SCENES if args.scenes is None else args.scenes
+        annotators = annotation.DEFAULT_ANNOTATORS if args.annotators is None else args.annotators
+        sheet, record = write_sheet(runs, args.out, scenes, seed, annotators)
+        print(
+            f"Wrote {args.out}: {len(sheet)} goal questions of {len(record['scenes'])} scenes "
+            f"(seed {seed}; {record['scenes_available']} judged scenes available), "
+            f"{annotators} empty annotator column(s); the sample is recorded in "
+            f"{sample_path(args.out)}."
+        )
+        return EXIT_OK
+    result = human_agreement(runs, args.labels, args.sample)
+    files = write_agreement(result, args.out)
+    print((args.out / "annotation.md").read_text(encoding="utf-8"))
+    print(f"Wrote {', '.join(str(f) for f in files)}.")
+    return EXIT_OK
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    from .errors import PrerequisiteError
+    from .report.dataset_counts import counts_markdown, dataset_counts, write_counts
+
+    try:
+        result = dataset_counts(args.dataset)
+    except PrerequisiteError as error:  # a bad dataset file lists every bad record
+        print(f"agentsense stats: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    print(counts_markdown(result))
+    if args.out is not None:
+        files = write_counts(result, args.out)
+        print(f"Wrote {', '.join(str(f) for f in files)}.")
+    return EXIT_OK
+
+
 COMMANDS = {
     "report": run_report,
     "compare": run_compare,
     "labels": run_labels,
     "scenarios": run_scenarios,
     "args": run_args,
+    "annotate": run_annotate,
+    "stats": run_stats,
 }
 
 

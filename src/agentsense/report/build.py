@@ -58,6 +58,7 @@ class ReportOptions:
     out: Path
     allow_mixed: bool = False
     labels: Path | None = None
+    annotations: Path | None = None  # a filled `agentsense annotate` sheet (CSV)
     sensitivity_metric: str = DEFAULT_METRIC
     alpha: float = ALPHA
     scorer: str | None = None  # one scoring of re-judged logs; default: all, newest first
@@ -691,6 +692,17 @@ def statistics_section(inputs: Inputs) -> Content:
     return STATISTICS
 
 
+def human_labels_section(inputs: Inputs) -> Content:
+    if inputs.options.annotations is None:
+        return Absent("no annotation sheet: pass --labels SHEET.csv (from `agentsense annotate`)")
+    from .annotate import agreement_markdown, human_agreement
+
+    result = human_agreement(inputs.runs, inputs.options.annotations)
+    inputs.report.csv(result.judges, "human_judges")
+    inputs.report.csv(result.by_category, "human_judges_by_category")
+    return agreement_markdown(result)
+
+
 SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Runs", runs_section),
     ("Notes", notes_section),
@@ -706,6 +718,7 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Attacker and defender", attack_section),
     ("Profile sensitivity", sensitivity_section),
     ("Judge reliability", reliability_section),
+    ("Judges against human labels", human_labels_section),
     ("Trivial baselines", baselines_section),
     ("Uncertainty", uncertainty_section),
     ("Labelling", labelling_section),

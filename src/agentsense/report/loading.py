@@ -31,12 +31,13 @@ from typing import Any
 
 import pandas as pd
 from inspect_ai.analysis import SampleColumn, SampleScores, evals_df, samples_df
-from inspect_ai.log import list_eval_logs
+from inspect_ai.log import list_eval_logs, read_eval_log_sample
 
 from ..analysis.answers import answer_frame, answer_rows
 from ..analysis.baselines import scene_baselines
 from ..dataset.schema import Scenario
 from ..protocol import Protocol
+from ..solvers.conversation import Conversation, Turn
 from .errors import ReportError
 from .merge import LogData, config_key, merge_logs, signature
 from .targets import mcq_target
@@ -159,6 +160,15 @@ def _float(value: Any) -> float:
     return math.nan if value is None else float(value)
 
 
+def sample_conversation(path: str, sample_id: str, epoch: int) -> tuple[Scenario, list[Turn]]:
+    """One sample's scenario and conversation (the store's `Conversation:turns`), for the few
+    samples a caller needs in full (the frames keep neither)."""
+    sample = read_eval_log_sample(path, id=sample_id, epoch=epoch)
+    turns = (sample.store or {}).get(f"{Conversation.__name__}:turns") or []
+    scene = Scenario.model_validate((sample.metadata or {})["scenario"])
+    return scene, [Turn.model_validate(turn) for turn in turns]
+
+
 # --- evals -------------------------------------------------------------------------------------
 
 
@@ -268,6 +278,8 @@ def scene_row(context: SampleContext, rounds: Any) -> dict[str, Any]:
     scene, values = context.scene, context.values
     row: dict[str, Any] = {
         **context.key,
+        # The file this sample was read from (merging renames `log` to the run's newest log).
+        "source_log": context.log,
         "template_id": str(scene.template_idx),
         "scenario_type": scene.scenario_type,
         "n_characters": len(scene.characters),
