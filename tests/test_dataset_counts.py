@@ -18,16 +18,13 @@ from agentsense.cli import main
 from agentsense.dataset.samples import demo_path
 
 AGENTSENSE = str(Path(sys.executable).with_name("agentsense"))
-CATEGORIES = [  # the paper's eight, App. B.3 Table 5, in its order
-    "Information Acquisition",
-    "Information Provision",
-    "Relationship Building",
-    "Relationship Maintenance",
-    "Identity Recognition",
-    "Cooperation",
-    "Competition",
-    "Conflict Resolution",
-]
+# App. B.3 Table 5: the eight goal categories under their ERG needs, in the paper's order.
+NEEDS = {
+    "existence": ["Information Acquisition", "Information Provision"],
+    "relatedness": ["Relationship Building", "Relationship Maintenance", "Identity Recognition"],
+    "growth": ["Cooperation", "Competition", "Conflict Resolution"],
+}
+CATEGORIES = [category for categories in NEEDS.values() for category in categories]
 
 
 def demo_records() -> list[dict[str, Any]]:
@@ -96,7 +93,7 @@ def test_demo_counts_match_the_file_counted_by_hand(
     assert list(rows["category"]) == CATEGORIES
     assert {r.category: (r.goals, r.scenarios) for r in rows.itertuples()} == hand
     assert sum(goals for goals, _ in hand.values()) == expected["goals"]  # all categorised
-    assert list(rows["need"]) == ["existence"] * 2 + ["relatedness"] * 3 + ["growth"] * 3
+    assert list(rows["need"]) == [need for need, names in NEEDS.items() for _ in names]
     assert f"| demo | 8 | 24 | {expected['characters']} |" in printed
     assert "| existence | Information Acquisition |" in printed
     assert (tmp_path / "stats.md").read_text().strip() == printed.split("\nWrote ")[0].strip()
