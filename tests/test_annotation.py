@@ -37,10 +37,12 @@ def read_rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-def write_rows(path: Path, rows: list[dict[str, str]], columns: list[str] | None = None) -> None:
+def write_rows(
+    path: Path, rows: list[dict[str, str]], columns: list[str] | None = None, delimiter: str = ","
+) -> None:
     columns = columns or list(rows[0])
     with path.open("w", encoding="utf-8-sig", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=columns)
+        writer = csv.DictWriter(handle, fieldnames=columns, delimiter=delimiter)
         writer.writeheader()
         writer.writerows(rows)
 
@@ -238,7 +240,7 @@ def test_the_statistics_of_six_rows_worked_by_hand() -> None:
     assert truth_two["truth"].iloc[1] == 1.0 and truth_two["truth"].iloc[2] == 0.0
 
 
-def test_row_order_annotator_names_and_empty_annotators_change_nothing(
+def test_row_order_names_delimiter_and_empty_annotators_change_nothing(
     sheet: Path, kind_logs: dict[str, Path], tmp_path: Path
 ) -> None:
     log = str(kind_logs["full"])
@@ -251,7 +253,7 @@ def test_row_order_annotator_names_and_empty_annotators_change_nothing(
         for r in reversed(rows)
     ]
     other = tmp_path / "other.csv"
-    write_rows(other, renamed)
+    write_rows(other, renamed, delimiter=";")  # as a spreadsheet in a ";" locale saves it
     shutil.copy(sheet.with_name("sheet.sample.json"), tmp_path / "other.sample.json")
     assert main(["annotate", log, "--labels", str(other), "--out", str(tmp_path / "other")]) == 0
     for name in ("judges.csv", "judges_by_category.csv"):
@@ -390,3 +392,19 @@ def test_the_round_trip_through_the_cli_and_the_report(
     )
     without = run("report", log, "--out", str(tmp_path / "rep2"), "--no-figures")
     assert "Left out: Judges against human labels: no annotation sheet" in without.stdout
+
+
+def test_report_takes_a_labels_file_and_a_sheet_together(
+    sheet: Path, kind_logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = str(kind_logs["full"])
+    filled = fill(sheet, tmp_path / "filled.csv")
+    labels = tmp_path / "labels.json"
+    labels.write_text(json.dumps({"scenario_types": {"101": "large society"}}))
+    out = tmp_path / "rep"
+    args = ["report", log, "--out", str(out), "--no-figures"]
+    assert main([*args, "--labels", str(labels), "--labels", str(filled)]) == 0
+    text = (out / "report.md").read_text()
+    assert "## Judges against human labels" in text
+    assert main([*args, "--labels", str(filled), "--labels", str(filled)]) == 2
+    assert "at most one labels file (JSON) and one sheet (CSV)" in capsys.readouterr().err

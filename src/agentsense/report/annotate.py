@@ -163,11 +163,19 @@ def recorded_units(runs: Runs, record: dict[str, Any], where: str) -> list[Unit]
     return units
 
 
+DELIMITERS = (",", ";", "\t")  # spreadsheets in some locales save CSV with ";"
+
+
 def read_sheet(path: Path) -> pd.DataFrame:
+    """A filled sheet, every cell as text; the delimiter is the one that splits the header into
+    the most columns."""
     if not path.is_file():
         raise ReportError(f"{path}: no such sheet.")
     try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False, encoding=ENCODING)
+        with path.open(encoding=ENCODING) as handle:
+            header = handle.readline()
+        delimiter = max(DELIMITERS, key=header.count)
+        return pd.read_csv(path, dtype=str, keep_default_na=False, encoding=ENCODING, sep=delimiter)
     except (ValueError, UnicodeDecodeError) as error:
         raise ReportError(f"{path}: not a CSV sheet ({error}).") from None
 
