@@ -21,17 +21,18 @@ from inspect_ai import eval as inspect_eval
 
 from agentsense.cli import main
 from agentsense.construction.account import MAX_UNACCOUNTED, NO_CUE
-from agentsense.construction.export import export_scenarios
+from agentsense.construction.export import export_scenarios, summary
 from agentsense.construction.screenplay import (
     Element,
     parse_script,
     parse_text,
     read_screenplay,
+    render,
     speaker_name,
 )
 from agentsense.errors import PrerequisiteError
 from agentsense.report.errors import ReportError
-from agentsense.tasks.construct import construct
+from agentsense.tasks.construct import bundled_script, construct
 
 SCRIPTS = Path(__file__).parent / "fixtures" / "construction" / "scripts"
 FIXTURES = sorted(p for p in SCRIPTS.iterdir() if not p.name.endswith(".expected.json"))
@@ -283,6 +284,9 @@ def test_too_many_unaccounted_lines_drop_the_script_with_its_reason(tmp_path: Pa
     task = construct(scripts=str(bad.parent))
     assert [s.id for s in task.dataset] == ["good"]
     assert "3 of" in task.metadata["scripts_dropped"]["garbled.txt"]  # type: ignore[index]
+    build(bad.parent, tmp_path / "logs")
+    lines = summary(export_scenarios([str(tmp_path / "logs")], None))
+    assert any("script garbled.txt was dropped before the build: 3 of" in x for x in lines)
 
 
 # --- the second opinion: screenplain ------------------------------------------------------------
@@ -379,3 +383,17 @@ def test_builds_in_one_folder_are_all_exported_or_refused_by_name(
     with pytest.raises(ReportError, match="script tide-tables is built differently in") as error:
         export_scenarios([str(logs)], tmp_path / "x.jsonl")
     assert str(error.value).count(".eval") >= 2 and not (tmp_path / "x.jsonl").exists()
+
+
+@pytest.mark.parametrize("script", FIXTURES, ids=lambda p: p.name)
+def test_rendered_script_reads_back_to_the_same_speeches(script: Path) -> None:
+    # What Prompts 1-2 are given: a division that returns it unchanged must be accepted.
+    elements = read_screenplay(script).elements
+    assert speeches(parse_text(render(elements))[1]) == speeches(elements)
+
+
+def test_bundled_script_one_speech_per_cue_in_the_cue_column() -> None:
+    play = read_screenplay(bundled_script())
+    cues = re.findall(r"^ {30}([A-Z][A-Z .()']+)$", bundled_script().read_text(), flags=re.M)
+    assert [e.speaker for e in play.speeches] == [speaker_name(c) for c in cues]
+    assert play.account.unaccounted == {} and play.account.skipped["title page"] == 4

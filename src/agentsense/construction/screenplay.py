@@ -511,9 +511,12 @@ def speakers(elements: list[Element] | tuple[Element, ...], min_lines: int = 2) 
 
 
 def render(elements: list[Element] | tuple[Element, ...]) -> str:
-    """Elements back to screenplay text (what Prompts 1-2 are given and must return unchanged)."""
+    """Elements back to Fountain text (what Prompts 1-2 are given and must return unchanged);
+    read again, it gives the same elements."""
     parts = []
     for element in elements:
+        text = re.sub(r"([\\*_])", r"\\\1", element.text)  # literal, not emphasis
+        element = Element(element.kind, text, element.speaker)
         if element.kind == "dialogue":
             parts.append(f"{(element.speaker or '').upper()}\n{element.text}")
         elif element.kind == "heading" and not _HEADING.match(element.text):

@@ -155,7 +155,11 @@ def build_counts() -> Scorer:
         counts = result.counts()
         return Score(
             value={key: counts[key] for key in COUNT_KEYS},  # type: ignore[arg-type]
-            metadata={"counts": counts, "drops": [d.model_dump() for d in result.ledger.drops]},
+            metadata={
+                "counts": counts,
+                "lines": result.lines.model_dump(),
+                "drops": [d.model_dump() for d in result.ledger.drops],
+            },
         )
 
     return score
