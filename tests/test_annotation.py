@@ -408,3 +408,28 @@ def test_report_takes_a_labels_file_and_a_sheet_together(
     assert "## Judges against human labels" in text
     assert main([*args, "--labels", str(filled), "--labels", str(filled)]) == 2
     assert "at most one labels file (JSON) and one sheet (CSV)" in capsys.readouterr().err
+
+
+def test_people_who_answer_as_a_judge_make_it_perfect(
+    sheet: Path, kind_logs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Annotators copying one judge's logged answers: that judge scores accuracy 1 and κ 1."""
+    judged = logged_judges(kind_logs["full"])
+    model = sorted({m for votes in judged.values() for m in votes})[0]
+    rows = read_rows(sheet)
+    for row in rows:
+        key = (row["sample_id"], row["character"], int(row["goal_number"]))
+        vote = judged[(*key, int(row["question_number"]))][model]
+        row.update(dict.fromkeys(ANNOTATORS, "yes" if vote else "no"))
+    copied = tmp_path / "copied.csv"
+    write_rows(copied, rows)
+    shutil.copy(sheet.with_name("sheet.sample.json"), tmp_path / "copied.sample.json")
+    out = tmp_path / "out"
+    assert (
+        main(["annotate", str(kind_logs["full"]), "--labels", str(copied), "--out", str(out)]) == 0
+    )
+    table = pd.read_csv(out / "judges.csv").set_index("judge")
+    assert table.loc[model, ["accuracy", "cohen_kappa"]].tolist() == [1.0, 1.0]
+    assert table.loc[model, ["false_yes", "false_no", "unreadable"]].tolist() == [0.0, 0.0, 0.0]
+    annotators = pd.read_csv(out / "annotators.csv").iloc[0]
+    assert annotators["all_agree"] == 1.0 and annotators["fleiss_kappa"] == pytest.approx(1.0)

@@ -38,7 +38,7 @@ DEFAULT_SCENES = 100  # as the paper (App. D.1: 100 scenes, 584 goal questions)
 DEFAULT_SEED = 0
 DEFAULT_ANNOTATORS = 3
 PANEL = "panel majority"
-# The columns `annotate` writes before the annotator columns; all but `category` are checked.
+# The columns `annotate` writes before the annotator columns; all but `row` are checked.
 KEY_COLUMNS = ["row", "scene", "log", "sample_id", "epoch", "character", "goal_number"]
 SHEET_COLUMNS = [*KEY_COLUMNS, "question_number", "category", "goal", "question", "conversation"]
 CHECKED_COLUMNS = [c for c in SHEET_COLUMNS if c != "row"]
