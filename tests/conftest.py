@@ -11,6 +11,9 @@ import pytest
 
 pytest_plugins = ["agentsense.stub.pytest_plugin", "agentsense_logs"]
 
+# pip keeps the cache of the shell that started the tests (the wheel test installs from it).
+_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+os.environ.setdefault("PIP_CACHE_DIR", str(_CACHE / "pip"))
 # Set before Inspect is imported anywhere, so its module-level paths land in the sandbox too.
 _SANDBOX = Path(tempfile.mkdtemp(prefix="agentsense-tests-"))
 for _name in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
