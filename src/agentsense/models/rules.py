@@ -14,6 +14,10 @@
   reads the transcript naively and so is fooled by claims and by utterances that tell it to
   answer yes.
 - `messy`: `persona`, with a deterministic share of broken construction replies.
+- `flaky`: persona, but each yes/no answer is flipped with probability p (`-pNN` at the end of
+  the name, in %, default 20), drawn from a hash of the whole request and the call's seed: a judge
+  that, like a real one, answers a borderline question differently when asked again
+  (`-S repeat=K` sends a new seed) or about another conversation. Deterministic given the seed.
 - `gca`: CoSER's participants (`agentsense/gca`): characters answer `[thought] (action) speech`
   (each thought carries a marker `hidden-<name>-<k>` that tests look for in other requests), the
   Environment narrates, the next-speaker predictor names someone of its list (or `random`,
@@ -42,6 +46,7 @@ class Request:
 
     model: str
     messages: Sequence[tuple[str, str]]
+    seed: int | None = None  # the call's generation seed (GenerateConfig.seed), if any
 
     @property
     def system(self) -> str:
@@ -268,6 +273,27 @@ def keyword(request: Request) -> str:
     return "Yes." if KEYWORDS.search(history) else "No."
 
 
+FLAKY_DEFAULT = 0.2
+_FLIP = re.compile(r"-p(\d{1,2})$")
+
+
+def flip_probability(name: str) -> float:
+    """The flip probability a `flaky` stand-in's name asks for (`judge-a-p35`: 0.35)."""
+    match = _FLIP.search(name)
+    return int(match.group(1)) / 100 if match else FLAKY_DEFAULT
+
+
+def flaky(request: Request) -> str:
+    reply = persona(request)
+    if "yes or no" not in request.last.lower():
+        return reply
+    key = "\x1f".join([request.model, str(request.seed), *(text for _, text in request.messages)])
+    draw = int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) / 16**8
+    if draw >= flip_probability(request.model):
+        return reply
+    return "No." if reply.startswith("Yes") else "Yes."
+
+
 def messy(request: Request) -> str:
     """`persona`, but construction replies are often broken JSON (to exercise the repairs)."""
     built = construction_reply(list(request.messages), request.model, messy=True)
@@ -280,6 +306,7 @@ RULES: dict[str, Rule] = {
     "yes": always_yes,
     "keyword": keyword,
     "messy": messy,
+    "flaky": flaky,
     "gca": gca,
 }
 

@@ -46,7 +46,7 @@ class StandInAPI(ModelAPI):
         config: GenerateConfig,
     ) -> tuple[ModelOutput, ModelCall]:
         messages = [(message.role, message.text) for message in input]
-        reply = self.rule(Request(self.name, messages))
+        reply = self.rule(Request(self.name, messages, config.seed))
         output = ModelOutput.from_content(model=self.model_name, content=reply)
         # Rough token counts, so Inspect never reaches for a tokenizer (offline).
         prompt_tokens = sum(len(text) for _, text in messages) // 4 + 1

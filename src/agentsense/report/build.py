@@ -14,7 +14,7 @@ from . import tables
 from .frames import Units, build_units
 from .judging import JudgeTables, judge_tables
 from .labels import apply_labels, read_labels
-from .loading import Runs, load_runs, records
+from .loading import Runs, load_runs, log_paths, records
 from .plots import (
     DIFFERENCE_LIMITS,
     SCORE_LIMITS,
@@ -24,9 +24,11 @@ from .plots import (
     bar_figure,
     heatmap_figure,
 )
-from .render import cell, flat, frame_markdown, long_flat, markdown, wide
+from .render import Section, cell, flat, frame_markdown, long_flat, markdown, wide
 from .sensitivity import ALPHA, DEFAULT_METRIC, Sensitivity, profile_sensitivity
 from .stats import Estimate
+from .usage import calls_of, run_usage, table_one_notes, usage_section
+from .variance import variance_section
 
 HEADERS = {
     "kind": "Run",
@@ -107,6 +109,7 @@ class Inputs:
     units: Units
     options: ReportOptions
     report: Report
+    paths: list[str] = field(default_factory=list)  # the log files read (variance, usage)
 
 
 Content = str | Absent
@@ -222,7 +225,30 @@ def table_one_section(inputs: Inputs) -> Content:
         text += report.figure(
             "overall", lambda path: bar_figure(panels, "Overall performance", path)
         )
-    return text
+    return text + _bill_notes(inputs)
+
+
+def _bill_notes(inputs: Inputs) -> str:
+    calls = calls_of(inputs.units.runs, inputs.paths)
+    lines = table_one_notes(run_usage(calls)) if not calls.empty else []
+    return "".join(f"\n\n- Tokens: {line} (see *Cost and tokens*)." for line in lines)
+
+
+def _written(section: Section | str, report: Report) -> Content:
+    """A section from its own module: its CSVs written, its Markdown returned."""
+    if isinstance(section, str):
+        return Absent(section)
+    for name, frame in section.tables.items():
+        report.csv(frame, name)
+    return section.text
+
+
+def variance_components_section(inputs: Inputs) -> Content:
+    return _written(variance_section(inputs.units.runs, inputs.paths), inputs.report)
+
+
+def cost_section(inputs: Inputs) -> Content:
+    return _written(usage_section(inputs.units.runs, inputs.paths), inputs.report)
 
 
 def _filled(column: pd.Series) -> bool:
@@ -721,6 +747,8 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Judges against human labels", human_labels_section),
     ("Trivial baselines", baselines_section),
     ("Uncertainty", uncertainty_section),
+    ("Variance components", variance_components_section),
+    ("Cost and tokens", cost_section),
     ("Labelling", labelling_section),
     ("Statistics", statistics_section),
 )
@@ -750,7 +778,7 @@ def write_report(inputs: Sequence[str], options: ReportOptions) -> Report:
     units = build_units(runs, options.allow_mixed)
     (options.out / "figures").mkdir(parents=True, exist_ok=True)
     report = Report(options.out, draw=options.figures)
-    given = Inputs(runs, units, options, report)
+    given = Inputs(runs, units, options, report, log_paths(inputs))
     parts = ["# AgentSense report"]
     for title, section in SECTIONS:
         content = section(given)

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 
 from .stats import Estimate
 
 DASH = "–"
+
+
+@dataclass
+class Section:
+    """A section's Markdown and the CSV tables it writes (name -> frame)."""
+
+    text: str
+    tables: dict[str, pd.DataFrame]
 
 
 def cell(value: object, percent: bool = True, with_n: bool = False) -> str:

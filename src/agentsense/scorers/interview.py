@@ -67,7 +67,8 @@ class Request:
 
 class Interviewer:
     """Builds and sends the interview requests of one scene (`turns`: the conversation so far;
-    `start`: its starting speaker, whose seat every interviewee shares in official mode)."""
+    `start`: its starting speaker, whose seat every interviewee shares in official mode;
+    `seed`: sent with every interview and judge call; set on judge repeats, `scorers.repeats`)."""
 
     def __init__(
         self,
@@ -77,6 +78,7 @@ class Interviewer:
         protocol: Protocol,
         model_roles: Mapping[str, str | None],
         judges: Sequence[Judge] = (),
+        seed: int | None = None,
     ) -> None:
         self.scene = scene
         self.start = start
@@ -88,10 +90,10 @@ class Interviewer:
         self._views = SeatViews(turns)
         self._models: dict[str, Model] = {}
         self._judge_config = GenerateConfig(
-            temperature=protocol.judge_temperature, max_tokens=protocol.max_tokens
+            temperature=protocol.judge_temperature, max_tokens=protocol.max_tokens, seed=seed
         )
         self._interview_config = GenerateConfig(
-            temperature=protocol.interview_temperature, max_tokens=protocol.max_tokens
+            temperature=protocol.interview_temperature, max_tokens=protocol.max_tokens, seed=seed
         )
 
     def request(self, question: Question) -> Request:

@@ -28,6 +28,7 @@ from .goal import goal_answer_row, goal_questions, goal_reader, score_goals
 from .interview import ROUND_SPAN, AnswerHook, Interviewer, Question, interview_label
 from .judge_panel import Judge, judge_panel
 from .mcq import mcq_questions, read_mcq, score_mcq
+from .repeats import REPEAT_KEY, checked_repeat, repeat_seed
 
 # `judge_*` covers the panel's keys (as many as judges are bound); the two headline keys are named
 # too, so the headline `judge_majority` resolves even before any sample is scored (Inspect's
@@ -56,7 +57,7 @@ class SceneContext:
     seed: int
     model_roles: dict[str, str | None]
 
-    def interviewer(self, judges: list[Judge]) -> Interviewer:
+    def interviewer(self, judges: list[Judge], seed: int | None = None) -> Interviewer:
         return Interviewer(
             self.scene,
             self.conversation.turns,
@@ -64,6 +65,7 @@ class SceneContext:
             self.protocol,
             self.model_roles,
             judges,
+            seed,
         )
 
 
@@ -100,14 +102,16 @@ def interview_recorder(scene: Scenario, protocol: Protocol, interviewer: Intervi
     return record
 
 
-async def interview_scene(state: TaskState, goals: bool, mcq: bool) -> Score:
-    """Ask the scene's goal and/or MCQ questions in one concurrent round, then score them."""
+async def interview_scene(state: TaskState, goals: bool, mcq: bool, repeat: int = 0) -> Score:
+    """Ask the scene's goal and/or MCQ questions in one concurrent round, then score them
+    (`repeat`: which judge repeat this scoring is, `scorers.repeats`)."""
     context = scene_context(state)
     judges, judges_bound = judge_panel() if goals else ([], False)
     goal_asked = goal_questions(context.scene, judges) if goals else []
     rng = scene_rng(context.seed, state.sample_id, state.epoch, "option-marks")
     mcq_asked = mcq_questions(context.scene, context.protocol, rng) if mcq else []
-    interviewer = context.interviewer(judges)
+    seed = repeat_seed(context.seed, state.sample_id, state.epoch, repeat)
+    interviewer = context.interviewer(judges, seed)
     phase = " and ".join(part for part, on in (("goal", goals), ("MCQ", mcq)) if on)
     async with span(f"{phase} interviews", type=ROUND_SPAN):
         recorder = interview_recorder(context.scene, context.protocol, interviewer)
@@ -117,7 +121,12 @@ async def interview_scene(state: TaskState, goals: bool, mcq: bool) -> Score:
 
     value: dict[str, float] = {}
     roles = {name: character_role(name, context.model_roles) for name in context.scene.names}
-    metadata: dict[str, Any] = {"protocol": context.protocol.mode, "cast": cast, "roles": roles}
+    metadata: dict[str, Any] = {
+        "protocol": context.protocol.mode,
+        "cast": cast,
+        "roles": roles,
+        REPEAT_KEY: repeat,
+    }
     explanation: list[str] = []
     if goals:
         scores, details = score_goals(
@@ -158,30 +167,36 @@ def _subset(answers: dict[Question, str], questions: list[Question]) -> dict[Que
 
 
 @scorer(metrics=GOAL_METRICS)
-def goal_completion() -> Scorer:
-    """Goal completion judged by self, others and the judge panel (role `judge`)."""
+def goal_completion(repeat: int = 0) -> Scorer:
+    """Goal completion judged by self, others and the judge panel (role `judge`); `repeat`:
+    the judge repeat (re-judge a log with `inspect score LOG -S repeat=1`, `scorers.repeats`)."""
+    repeat = checked_repeat(repeat)
 
     async def score(state: TaskState, target: Target) -> Score:
-        return await interview_scene(state, goals=True, mcq=False)
+        return await interview_scene(state, goals=True, mcq=False, repeat=repeat)
 
     return score
 
 
 @scorer(metrics=MCQ_METRICS)
-def mcq_accuracy() -> Scorer:
-    """Implicit reasoning: accuracy on the MCQs about other characters' secrets."""
+def mcq_accuracy(repeat: int = 0) -> Scorer:
+    """Implicit reasoning: accuracy on the MCQs about other characters' secrets (`repeat`: as
+    for `goal_completion`)."""
+    repeat = checked_repeat(repeat)
 
     async def score(state: TaskState, target: Target) -> Score:
-        return await interview_scene(state, goals=False, mcq=True)
+        return await interview_scene(state, goals=False, mcq=True, repeat=repeat)
 
     return score
 
 
 @scorer(metrics={**GOAL_METRICS, **MCQ_METRICS})
-def goal_and_mcq() -> Scorer:
-    """Both evaluations of the paper on one conversation, asked in a single concurrent round."""
+def goal_and_mcq(repeat: int = 0) -> Scorer:
+    """Both evaluations of the paper on one conversation, asked in a single concurrent round
+    (`repeat`: as for `goal_completion`)."""
+    repeat = checked_repeat(repeat)
 
     async def score(state: TaskState, target: Target) -> Score:
-        return await interview_scene(state, goals=True, mcq=True)
+        return await interview_scene(state, goals=True, mcq=True, repeat=repeat)
 
     return score

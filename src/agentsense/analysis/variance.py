@@ -1,0 +1,214 @@
+"""Where the spread comes from: a nested variance decomposition of scene scores.
+
+The model (docs/analysis.md, "Variance components") for the score y of scene s of template t,
+played in epoch e and judged in repeat k:
+
+    y = mu + T_t + S_ts + C_tse + J_tsek
+
+with independent, zero-mean effects of variances var_T (templates), var_S (scenes within a
+template), var_C (conversations: epochs of one scene) and var_J (judging: repeats on one
+conversation). The components are estimated by the method of moments of the nested ANOVA,
+level by level from the bottom, with unweighted means at each level (exact for balanced data,
+an approximation otherwise) and negative estimates set to 0. A level with no replication (one
+epoch per scene, one repeat per conversation, one scene per template, one template) cannot be
+separated from the level above it: its variance is carried by that level, which is then named
+for both. Intervals come from a percentile bootstrap over templates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+# Bottom-up: the column that identifies a unit at each level, and the level's name.
+LEVELS = (
+    ("repeat", "judging"),
+    ("epoch", "conversations"),
+    ("scene", "scenes"),
+    ("template", "templates"),
+)
+COMPONENTS = tuple(name for _, name in reversed(LEVELS))  # templates, scenes, ...
+COLUMNS = ("template", "scene", "epoch", "repeat", "value")
+# What to do to make a level estimable.
+REMEDY = {
+    "judging": "judge the log twice (inspect score LOG -S repeat=1 --action append)",
+    "conversations": "run with --epochs >= 2",
+    "scenes": "use templates with 2 or more scenes",
+    "templates": "use 2 or more templates",
+}
+CONFIDENCE = 0.95
+RESAMPLES = 1000
+
+
+@dataclass
+class Decomposition:
+    """Variance components (None: not estimable, carried by the level above) and the design."""
+
+    variances: dict[str, float | None]
+    templates: int
+    scenes: int
+    mean_scenes: float  # per template
+    mean_epochs: float  # per scene
+    mean_repeats: float  # per conversation
+    intervals: dict[str, tuple[float, float]] = field(default_factory=dict)  # shares
+
+    def total(self) -> float:
+        return float(sum(v for v in self.variances.values() if v is not None))
+
+    def shares(self) -> dict[str, float | None]:
+        total = self.total()
+        return {
+            name: (None if v is None else (v / total if total > 0 else 0.0))
+            for name, v in self.variances.items()
+        }
+
+    def carried_by(self, name: str) -> list[str]:
+        """The levels whose variance component `name` carries (itself and the ones below it
+        that are not estimable)."""
+        order = list(COMPONENTS)
+        carried = [name]
+        for below in order[order.index(name) + 1 :]:
+            if self.variances[below] is not None:
+                break
+            carried.append(below)
+        return carried
+
+
+def _check(frame: pd.DataFrame) -> pd.DataFrame:
+    missing = [column for column in COLUMNS if column not in frame.columns]
+    if missing:
+        raise ValueError(f"variance frame lacks columns {missing}; it needs {list(COLUMNS)}")
+    return frame.dropna(subset=["value"])
+
+
+def _codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unit codes 0..n-1 of each row, and the first row of each unit."""
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return inverse.ravel(), first
+
+
+def _nested(value: np.ndarray, keys: Sequence[np.ndarray]) -> Decomposition:
+    """The decomposition of observations `value`, whose units at each level (bottom-up:
+    conversation, scene, template) have the integer keys `keys` (unique across parents)."""
+    variances: dict[str, float | None] = {}
+    sizes: dict[str, float] = {}
+    parent_of_row = [_codes(k) for k in keys]
+    # `below`: the expected variance a unit's value carries from the levels below it.
+    values, below = value.astype(float), np.zeros(len(value))
+    parents, first = parent_of_row[0]
+    for depth, (unit, name) in enumerate(LEVELS):
+        size = np.bincount(parents).astype(float)
+        means = np.bincount(parents, values) / size
+        df = len(values) - len(size)
+        if df > 0:
+            mean_square = float(((values - means[parents]) ** 2).sum() / df)
+            # Only units with siblings carry information about the spread within a parent.
+            noise = float(below[size[parents] > 1].mean())
+            variances[name] = max(mean_square - noise, 0.0)
+        else:
+            variances[name] = None
+        sizes[unit] = float(size.mean())
+        own = variances[name] or 0.0
+        below = (own + np.bincount(parents, below) / size) / size
+        values = means
+        if depth + 1 < len(LEVELS) - 1:
+            codes, next_first = parent_of_row[depth + 1]
+            parents = codes[first]  # each unit's parent, through the unit's first row
+            first = next_first
+        else:
+            parents = np.zeros(len(values), dtype=int)  # templates: the grand mean
+    return Decomposition(
+        variances={name: variances[name] for name in COMPONENTS},
+        templates=len(np.unique(keys[-1])),
+        scenes=len(np.unique(keys[-2])),
+        mean_scenes=sizes["scene"],
+        mean_epochs=sizes["epoch"],
+        mean_repeats=sizes["repeat"],
+    )
+
+
+def _prepared(frame: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray]]:
+    """One value per (template, scene, epoch, repeat) and the integer keys of its units."""
+    keys = ["template", "scene", "epoch", "repeat"]
+    data = _check(frame).groupby(keys, sort=False)["value"].mean().reset_index()
+    codes = [
+        data.groupby(keys[:n], sort=False).ngroup().to_numpy() for n in (3, 2, 1)
+    ]  # conversation, scene, template
+    return data["value"].to_numpy(dtype=float), codes
+
+
+def decompose(frame: pd.DataFrame) -> Decomposition:
+    """Estimate the four components from one row per (template, scene, epoch, repeat)."""
+    value, keys = _prepared(frame)
+    if len(value) == 0:
+        raise ValueError("no finite value to decompose")
+    return _nested(value, keys)
+
+
+def with_intervals(
+    frame: pd.DataFrame, seed: int = 0, resamples: int = RESAMPLES, level: float = CONFIDENCE
+) -> Decomposition:
+    """`decompose`, with percentile-bootstrap intervals of the shares (templates resampled
+    with replacement, each copy a template of its own); none with fewer than 2 templates."""
+    value, keys = _prepared(frame)
+    result = _nested(value, keys)
+    template = keys[-1]
+    rows_of = [np.flatnonzero(template == t) for t in range(template.max() + 1)]
+    if len(rows_of) < 2:
+        return result
+    rng = np.random.default_rng(seed)
+    width = [int(k.max()) + 1 for k in keys]
+    draws: dict[str, list[float]] = {name: [] for name in COMPONENTS}
+    for _ in range(resamples):
+        picked = rng.choice(len(rows_of), size=len(rows_of), replace=True)
+        rows = np.concatenate([rows_of[i] for i in picked])
+        copy = np.repeat(np.arange(len(picked)), [len(rows_of[i]) for i in picked])
+        # A copy's units are units of their own: offset every key by the copy number.
+        copied = [k[rows] + copy * w for k, w in zip(keys, width, strict=True)]
+        shares = _nested(value[rows], copied).shares()
+        for name, share in shares.items():
+            if share is not None:
+                draws[name].append(share)
+    tail = (1 - level) / 2 * 100
+    result.intervals = {
+        name: (float(np.percentile(values, tail)), float(np.percentile(values, 100 - tail)))
+        for name, values in draws.items()
+        if values and result.variances[name] is not None
+    }
+    return result
+
+
+def projected_half_width(
+    result: Decomposition, epochs: float, repeats: float, level: float = CONFIDENCE
+) -> float:
+    """The half-width of the clustered interval of the mean over the same templates and
+    scenes, with `epochs` epochs per scene and `repeats` judge repeats per conversation.
+    A component that is not estimable is carried by the level above, so it shrinks with that
+    level's replication only (conservative)."""
+    v = {name: value or 0.0 for name, value in result.variances.items()}
+    within = v["scenes"] + v["conversations"] / epochs + v["judging"] / (epochs * repeats)
+    if result.templates < 2:
+        return float("nan")
+    variance = (v["templates"] + within / result.mean_scenes) / result.templates
+    return float(stats.t.ppf((1 + level) / 2, result.templates - 1) * np.sqrt(variance))
+
+
+def projection(
+    result: Decomposition,
+    epochs: Sequence[int] = (1, 2, 4, 8),
+    repeats: Sequence[int] = (1, 2, 4),
+) -> pd.DataFrame:
+    """Projected half-widths: one row per number of epochs, one column per number of repeats.
+    A count that cannot be projected (its level not estimable) is left out."""
+    if result.variances["conversations"] is None:
+        epochs = [round(result.mean_epochs)]
+    if result.variances["judging"] is None:
+        repeats = [round(result.mean_repeats)]
+    return pd.DataFrame(
+        {k: [projected_half_width(result, e, k) for e in epochs] for k in repeats},
+        index=pd.Index(list(epochs), name="epochs"),
+    )

@@ -1,0 +1,239 @@
+"""The report's *Variance components* section: which noise the intervals are made of.
+
+Every scoring of a sample is read (not only the one Table 1 shows): the eval's own scoring is
+judge repeat 0, each `inspect score LOG -S repeat=K --action append` with the same panel adds
+one (`scorers.repeats`). Epochs are the sample's epochs. The decomposition and the projection
+are `analysis.variance`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from inspect_ai.log import read_eval_log_samples
+
+from ..analysis.variance import (
+    COMPONENTS,
+    REMEDY,
+    Decomposition,
+    projection,
+    with_intervals,
+)
+from ..scorers.repeats import REPEAT_KEY
+from .loading import records
+from .render import Section, markdown
+
+METRICS = ("judge_majority", "judge_mean", "self", "other", "mcq_accuracy")
+SHOWN_PROJECTIONS = ("judge_majority", "mcq_accuracy")
+CONVERSATION_KINDS = ("homogeneous", "pairwise")
+ROW_COLUMNS = ["id", "epoch", "template", "scoring", "judge_repeat", "panel", "metric", "value"]
+
+
+def _panel(metadata: dict[str, Any]) -> str:
+    judges = metadata.get("judges")
+    return ", ".join(map(str, judges.values())) if isinstance(judges, dict) else ""
+
+
+def _sample_rows(sample: Any) -> list[dict[str, Any]]:
+    if sample.error or not sample.scores:
+        return []
+    rows = []
+    for name, score in sample.scores.items():
+        if not isinstance(score.value, dict):
+            continue
+        metadata = score.metadata or {}
+        for metric in METRICS:
+            value = score.value.get(metric)
+            if isinstance(value, (int, float)) and not math.isnan(value):
+                rows.append(
+                    {
+                        "id": str(sample.id),
+                        "epoch": int(sample.epoch),
+                        "template": str((sample.metadata or {}).get("template_id")),
+                        "scoring": name,
+                        "judge_repeat": int(metadata.get(REPEAT_KEY) or 0),
+                        "panel": _panel(metadata),
+                        "metric": metric,
+                        "value": float(value),
+                    }
+                )
+    return rows
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_rows(path: str, stamp: tuple[int, int]) -> pd.DataFrame:
+    rows = [
+        row
+        for sample in read_eval_log_samples(path, all_samples_required=False)
+        for row in _sample_rows(sample)
+    ]
+    return pd.DataFrame(rows, columns=ROW_COLUMNS)
+
+
+def score_rows(path: str) -> pd.DataFrame:
+    """Every scoring's value of every headline metric of one log, one row per value."""
+    stat = Path(path).stat()
+    return _cached_rows(path, (stat.st_mtime_ns, stat.st_size))
+
+
+def run_paths(run: dict[str, Any], paths: Sequence[str]) -> list[str]:
+    """The log files a merged run was made of, among the report's inputs."""
+    names = set(run.get("log_files") or [Path(str(run["log"])).name])
+    return [path for path in paths if Path(path).name in names]
+
+
+def run_rows(run: dict[str, Any], paths: Sequence[str]) -> pd.DataFrame:
+    """The run's values as (template, scene, epoch, repeat) rows; a judged metric keeps only
+    the scorings by the run's panel (a re-judge by other judges is not a repeat)."""
+    frames = [score_rows(path) for path in run_paths(run, paths)]
+    rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ROW_COLUMNS)
+    rows = rows.drop_duplicates(["id", "epoch", "scoring", "metric"], keep="last")
+    panel = str(run.get("judges") or "")
+    judged = rows["metric"] != "mcq_accuracy"
+    rows = rows[~judged | (rows["panel"] == panel) | (panel == "")]
+    return rows.rename(columns={"id": "scene", "scoring": "repeat"})
+
+
+def _share(result: Decomposition, name: str) -> str:
+    share = result.shares()[name]
+    if share is None:
+        return f"not estimable: {REMEDY[name]}"
+    text = f"{100 * share:.0f}"
+    if name in result.intervals:
+        low, high = result.intervals[name]
+        text += f" [{100 * low:.0f}, {100 * high:.0f}]"
+    carried = result.carried_by(name)[1:]
+    return text + (f" (incl. {', '.join(carried)})" if carried else "")
+
+
+def decompositions(
+    runs: pd.DataFrame, paths: Sequence[str]
+) -> list[tuple[dict[str, Any], str, Decomposition]]:
+    """(run, metric, decomposition) for every conversation run and metric it scored."""
+    found = []
+    for run in records(runs):
+        if run.get("kind") not in CONVERSATION_KINDS:
+            continue
+        rows = run_rows(run, paths)
+        for metric in METRICS:
+            values = rows[rows["metric"] == metric]
+            if len(values):
+                found.append((run, metric, with_intervals(values)))
+    return found
+
+
+def repeat_notes(runs: pd.DataFrame, paths: Sequence[str]) -> list[str]:
+    """Scorings of one run that claim the same judge repeat (they then sent the same seeds)."""
+    notes = []
+    for run in records(runs):
+        rows = run_rows(run, paths)
+        claimed = rows.drop_duplicates("repeat").groupby("judge_repeat")["repeat"].agg(list)
+        for repeat, scorings in claimed.items():
+            if len(scorings) > 1:
+                notes.append(
+                    f"{run['group']}: scorings {', '.join(scorings)} are all judge repeat "
+                    f"{repeat} (same seeds); give each re-judge its own -S repeat=K."
+                )
+    return notes
+
+
+def variance_table(found: list[tuple[dict[str, Any], str, Decomposition]]) -> pd.DataFrame:
+    rows = []
+    for run, metric, result in found:
+        shares = result.shares()
+        row: dict[str, Any] = {
+            "group": run["group"],
+            "metric": metric,
+            "templates": result.templates,
+            "scenes": result.scenes,
+            "epochs": result.mean_epochs,
+            "repeats": result.mean_repeats,
+            "sd": math.sqrt(result.total()),
+        }
+        for name in COMPONENTS:
+            row[f"{name}_variance"] = result.variances[name]
+            row[f"{name}_share"] = shares[name]
+            low, high = result.intervals.get(name, (math.nan, math.nan))
+            row[f"{name}_ci_low"], row[f"{name}_ci_high"] = low, high
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def projection_table(found: list[tuple[dict[str, Any], str, Decomposition]]) -> pd.DataFrame:
+    frames = []
+    for run, metric, result in found:
+        wide = projection(result)
+        long = wide.reset_index().melt(id_vars="epochs", var_name="repeats", value_name="half")
+        frames.append(long.assign(group=run["group"], metric=metric))
+    if not frames:
+        return pd.DataFrame(columns=["group", "metric", "epochs", "repeats", "half"])
+    return pd.concat(frames, ignore_index=True)[["group", "metric", "epochs", "repeats", "half"]]
+
+
+INTRO = (
+    "## Variance components\n\nShare (%) of the variance of one scene score due to templates, "
+    "scenes within a template, conversations (epochs of one scene) and judging (judge repeats "
+    "on one conversation: the eval's scoring and each `inspect score LOG -S repeat=K --action "
+    "append` by the same panel; self and other answers are asked again too), from the nested "
+    "model y = μ + template + scene + conversation + judging (method-of-moments nested ANOVA, "
+    "negative estimates set to 0; docs/analysis.md). [95% percentile bootstrap over "
+    "templates.] A level without replication is not estimable: its variance is carried by the "
+    'level above ("incl."). SD: the total standard deviation of one scene score, in points.'
+)
+PROJECTION_INTRO = (
+    "Projected 95% CI half-width (in points) of the mean over the same templates and scenes, "
+    "with E epochs and K judge repeats (the components above; a level that is not estimable "
+    "is not projected)."
+)
+
+
+def _projection_markdown(found: list[tuple[dict[str, Any], str, Decomposition]]) -> str:
+    blocks = []
+    for run, metric, result in found:
+        if metric not in SHOWN_PROJECTIONS:
+            continue
+        wide = projection(result)
+        head = ["E \\ K", *(f"K = {k}" for k in wide.columns)]
+        rows = [[f"E = {e}", *(f"± {100 * v:.1f}" for v in wide.loc[e])] for e in wide.index]
+        blocks.append(f"**{run['group']}, {metric}**\n\n" + markdown(head, rows))
+    return "\n\n".join(blocks)
+
+
+def variance_section(runs: pd.DataFrame, paths: Sequence[str]) -> Section | str:
+    """The section, or why it is left out."""
+    found = decompositions(runs, paths)
+    if not found:
+        return "no scored conversation run (full, goal, info or pairwise)"
+    head = ["Run", "metric", "templates", "scenes", "epochs", "repeats", "SD", *COMPONENTS]
+    rows = [
+        [
+            str(run["group"]),
+            metric,
+            str(result.templates),
+            str(result.scenes),
+            f"{result.mean_epochs:.3g}",
+            f"{result.mean_repeats:.3g}",
+            f"{100 * math.sqrt(result.total()):.1f}",
+            *(_share(result, name) for name in COMPONENTS),
+        ]
+        for run, metric, result in found
+    ]
+    notes = repeat_notes(runs, paths)
+    text = "\n\n".join(
+        [
+            INTRO,
+            markdown(head, rows),
+            *(f"- {note}" for note in notes),
+            PROJECTION_INTRO,
+            _projection_markdown(found),
+        ]
+    )
+    return Section(
+        text,
+        {"variance": variance_table(found), "variance_projection": projection_table(found)},
+    )
