@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from .render import Section, markdown
 PLAYER_ROLES = (CHARACTER_ROLE, SENDER_ROLE, RECEIVER_ROLE)  # roles that play characters
 SIMULATION, SCORING = "simulation", "scoring"
 EVALUATED = "evaluated model"  # calls with no role
+RESCORED = " (re-scoring)"  # a part's calls made by `inspect score` after the eval
 COLUMNS = [
     "log",
     "id",
@@ -71,11 +73,18 @@ def _scorer_span(event: ModelEvent, spans: dict[str, SpanBeginEvent]) -> str | N
     return None
 
 
-def sample_rows(sample: EvalSample, log: str, eval_scorings: int) -> list[dict[str, Any]]:
-    """One row per model call of one sample (`eval_scorings`: how many scorings the eval
-    itself ran; later ones were appended by `inspect score`)."""
+def _rescored(span: SpanBeginEvent, sample: EvalSample) -> bool:
+    """Whether a scorer ran after the sample had finished (`inspect score` re-scoring it)."""
+    if not sample.completed_at:
+        return False
+    return span.timestamp > datetime.fromisoformat(str(sample.completed_at))
+
+
+def sample_rows(sample: EvalSample, log: str) -> list[dict[str, Any]]:
+    """One row per model call of one sample."""
     spans = {e.id: e for e in sample.events if isinstance(e, SpanBeginEvent)}
     scorer_spans = [e.id for e in spans.values() if e.type == "scorer"]
+    later = {span for span in scorer_spans if _rescored(spans[span], sample)}
     names = list(sample.scores or {})
     # Scorer spans run in the order the scores were added (the eval's, then each re-score).
     scoring_of = dict(zip(scorer_spans, names, strict=False))
@@ -88,7 +97,6 @@ def sample_rows(sample: EvalSample, log: str, eval_scorings: int) -> list[dict[s
             continue
         span = _scorer_span(event, spans)
         phase = SIMULATION if span is None else SCORING
-        index = scorer_spans.index(span) if span is not None else -1
         name = scoring_of.get(span, "") if span is not None else ""
         score = (sample.scores or {}).get(name)
         repeat = (score.metadata or {}).get(REPEAT_KEY) if score is not None else None
@@ -99,8 +107,8 @@ def sample_rows(sample: EvalSample, log: str, eval_scorings: int) -> list[dict[s
                 "epoch": int(sample.epoch),
                 "phase": phase,
                 "scoring": f"{name} (repeat {repeat})" if repeat else name,
-                "rescored": index >= eval_scorings,
-                "part": part_of(phase, event.role),
+                "rescored": span in later,
+                "part": part_of(phase, event.role) + (RESCORED if span in later else ""),
                 "role": event.role or "",
                 "model": event.model,
                 "calls": 1,
@@ -115,12 +123,10 @@ def sample_rows(sample: EvalSample, log: str, eval_scorings: int) -> list[dict[s
 
 @functools.lru_cache(maxsize=64)
 def _cached_calls(path: str, stamp: tuple[int, int]) -> pd.DataFrame:
-    header = read_eval_log(path, header_only=True)
-    eval_scorings = len(header.eval.scorers or []) if header.eval.scorers else 1
     rows = [
         row
         for sample in read_eval_log_samples(path, all_samples_required=False)
-        for row in sample_rows(sample, path, eval_scorings)
+        for row in sample_rows(sample, path)
     ]
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -189,7 +195,7 @@ def table_one_notes(parts: pd.DataFrame) -> list[str]:
     lines = []
     for group, frame in parts.groupby("group", sort=True):
         tokens = frame["total_tokens"].sum()
-        judges = frame.loc[frame["part"] == "judges"]
+        judges = frame.loc[frame["part"].str.startswith("judges")]
         text = f"{group}: {_tokens(tokens)} tokens"
         if frame["cost"].notna().all():
             text += f", {_cost(frame['cost'].sum())}"
@@ -206,9 +212,9 @@ USAGE_INTRO = (
     "share of the run's tokens, its mean tokens per scene (and epoch), and Inspect's cost (when "
     "the log has prices: `--model-cost-config`; – otherwise) with its share. Parts: character "
     "turns (the simulation), interviews (self, other and MCQ answers), judges (the panel), and "
-    "other roles by name. Counted from the model events, so re-judges appended by "
-    "`inspect score` are included (Inspect's own totals cover the eval only). Per scene: "
-    "`usage_by_scene.csv`."
+    'other roles by name; "(re-scoring)": calls of `inspect score` after the eval (judge '
+    "repeats, other panels), which Inspect's own totals in the log do not count. A part is "
+    "priced only if all its calls are. Per scene and epoch: `usage_by_scene.csv`."
 )
 
 
