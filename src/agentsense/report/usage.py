@@ -10,22 +10,21 @@ critics). Cost is Inspect's (`ModelUsage.total_cost`), present when the models h
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from inspect_ai.event import ModelEvent, SpanBeginEvent
-from inspect_ai.log import EvalSample, read_eval_log, read_eval_log_samples
+from inspect_ai.log import EvalSample, read_eval_log
 
 from ..scorers.judge_panel import JUDGE_ROLE
 from ..scorers.repeats import REPEAT_KEY
 from ..solvers.characters import CHARACTER_ROLE
 from ..tasks.pairwise import RECEIVER_ROLE, SENDER_ROLE
 from .loading import records
+from .log_samples import run_paths, sample_frame
 from .render import Section, markdown
 
 PLAYER_ROLES = (CHARACTER_ROLE, SENDER_ROLE, RECEIVER_ROLE)  # roles that play characters
@@ -121,20 +120,9 @@ def sample_rows(sample: EvalSample, log: str) -> list[dict[str, Any]]:
     return rows
 
 
-@functools.lru_cache(maxsize=64)
-def _cached_calls(path: str, stamp: tuple[int, int]) -> pd.DataFrame:
-    rows = [
-        row
-        for sample in read_eval_log_samples(path, all_samples_required=False)
-        for row in sample_rows(sample, path)
-    ]
-    return pd.DataFrame(rows, columns=COLUMNS)
-
-
 def log_calls(path: str) -> pd.DataFrame:
-    """Every model call of one log (one row each; cached while the file is unchanged)."""
-    stat = Path(path).stat()
-    return _cached_calls(path, (stat.st_mtime_ns, stat.st_size))
+    """Every model call of one log, one row each."""
+    return sample_frame(path, sample_rows, COLUMNS)
 
 
 def _sum(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -173,10 +161,7 @@ def calls_of(runs: pd.DataFrame, paths: Sequence[str]) -> pd.DataFrame:
     """The model calls of every run, labelled with the run's group."""
     frames: list[pd.DataFrame] = []
     for run in records(runs):
-        names = set(run.get("log_files") or [Path(str(run["log"])).name])
-        for path in paths:
-            if Path(path).name in names:
-                frames.append(log_calls(path).assign(group=run["group"]))
+        frames += [log_calls(path).assign(group=run["group"]) for path in run_paths(run, paths)]
     if not frames:
         return pd.DataFrame(columns=[*COLUMNS, "group"])
     return pd.concat(frames, ignore_index=True)

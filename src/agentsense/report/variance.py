@@ -8,14 +8,12 @@ are `analysis.variance`.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from inspect_ai.log import read_eval_log_samples
+from inspect_ai.log import EvalSample
 
 from ..analysis.variance import (
     COMPONENTS,
@@ -26,6 +24,7 @@ from ..analysis.variance import (
 )
 from ..scorers.repeats import REPEAT_KEY
 from .loading import records
+from .log_samples import run_paths, sample_frame
 from .render import Section, markdown
 
 METRICS = ("judge_majority", "judge_mean", "self", "other", "mcq_accuracy")
@@ -39,7 +38,7 @@ def _panel(metadata: dict[str, Any]) -> str:
     return ", ".join(map(str, judges.values())) if isinstance(judges, dict) else ""
 
 
-def _sample_rows(sample: Any) -> list[dict[str, Any]]:
+def _sample_rows(sample: EvalSample, path: str) -> list[dict[str, Any]]:
     if sample.error or not sample.scores:
         return []
     rows = []
@@ -65,26 +64,9 @@ def _sample_rows(sample: Any) -> list[dict[str, Any]]:
     return rows
 
 
-@functools.lru_cache(maxsize=64)
-def _cached_rows(path: str, stamp: tuple[int, int]) -> pd.DataFrame:
-    rows = [
-        row
-        for sample in read_eval_log_samples(path, all_samples_required=False)
-        for row in _sample_rows(sample)
-    ]
-    return pd.DataFrame(rows, columns=ROW_COLUMNS)
-
-
 def score_rows(path: str) -> pd.DataFrame:
     """Every scoring's value of every headline metric of one log, one row per value."""
-    stat = Path(path).stat()
-    return _cached_rows(path, (stat.st_mtime_ns, stat.st_size))
-
-
-def run_paths(run: dict[str, Any], paths: Sequence[str]) -> list[str]:
-    """The log files a merged run was made of, among the report's inputs."""
-    names = set(run.get("log_files") or [Path(str(run["log"])).name])
-    return [path for path in paths if Path(path).name in names]
+    return sample_frame(path, _sample_rows, ROW_COLUMNS)
 
 
 def run_rows(run: dict[str, Any], paths: Sequence[str]) -> pd.DataFrame:
