@@ -48,6 +48,9 @@ def expected_sections(kinds: frozenset[str]) -> set[str]:
         "Judge reliability": bool(kinds & JUDGED),
         "Trivial baselines": bool(kinds & CONVERSATION),
         "Uncertainty": bool(kinds & CONVERSATION),
+        # issue #25
+        "Variance components": bool(kinds & CONVERSATION),
+        "Cost and tokens": True,
         "Statistics": scored,
     }
     return {title for title, shown in present.items() if shown}
