@@ -397,3 +397,20 @@ def test_bundled_script_one_speech_per_cue_in_the_cue_column() -> None:
     cues = re.findall(r"^ {30}([A-Z][A-Z .()']+)$", bundled_script().read_text(), flags=re.M)
     assert [e.speaker for e in play.speeches] == [speaker_name(c) for c in cues]
     assert play.account.unaccounted == {} and play.account.skipped["title page"] == 4
+
+
+@pytest.mark.parametrize("script", FIXTURES, ids=lambda p: p.name)
+def test_one_changed_speech_changes_exactly_that_speech(script: Path) -> None:
+    raw = script.read_bytes().decode("cp1252" if script.suffix == ".html" else "utf-8")
+    before = speeches(parse_script(raw, script.name).elements)
+    _, last = before[-1]
+    word = words(last)[-1]  # the last word of the last speech, as written in the source
+    at = raw.rfind(word) if word in raw else raw.lower().rfind(word)
+    assert at > 0
+    changed = raw[:at] + "Zebra" + raw[at + len(word) :]
+    after = speeches(parse_script(changed, script.name).elements)
+    assert len(after) == len(before)
+    assert [n for n, (a, b) in enumerate(zip(before, after, strict=True)) if a != b] == [
+        len(before) - 1
+    ]
+    assert "Zebra" in after[-1][1]

@@ -182,8 +182,8 @@ def construct(
     """Build scenario templates and scenarios from screenplays (one sample per script).
 
     Args:
-        scripts: a screenplay file (plain text as IMSDb serves it, or Fountain) or a folder of
-            them; `bundled` is the original demo script that ships with the package
+        scripts: a screenplay file (Fountain, plain text, or an IMSDb page as served) or a
+            folder of them; `bundled` is the original demo script that ships with the package
         scenarios_per_template: agent sets per template, i.e. scenarios per template (the paper: 5)
         min_dialogues: scenes with fewer speeches are dropped (the paper: 10)
         options: options per MCQ, 2 to 4 (the paper: 4; Prompts 9-10 make 3 negatives)
