@@ -64,6 +64,7 @@ _FURNITURE = re.compile(
     re.I,
 )
 _MORE = re.compile(r"^\(MORE\)$", re.I)
+_REVISION = re.compile(r"(?<=\S)\s{4,}\*+\s*$")
 _LAYOUT_INDENT = 8  # spaces; a typed script's speeches are indented at least this much
 
 
@@ -120,9 +121,11 @@ class _Reader:
 
     def __init__(self, lines: list[str], fmt: Format, markup: list[bool] | None = None) -> None:
         """`markup[i]`: line i is HTML markup only (no script text)."""
-        self.lines = [line.replace("\f", " ").rstrip("\r") for line in lines]
         self.fountain = fmt != "html"  # Fountain markup
         self.typed = fmt != "fountain"  # page furniture and indentation layout
+        self.lines = [line.replace("\f", " ").rstrip("\r") for line in lines]
+        if self.typed:  # a revision mark in the right margin is not part of the text
+            self.lines = [_REVISION.sub("", line) for line in self.lines]
         self.marks: list[Mark | None] = [None] * len(lines)
         self.gone = [False] * len(lines)  # emptied by a note: joins its neighbours
         self.title: str | None = None
