@@ -414,3 +414,11 @@ def test_one_changed_speech_changes_exactly_that_speech(script: Path) -> None:
         len(before) - 1
     ]
     assert "Zebra" in after[-1][1]
+
+
+def test_two_scripts_with_one_id_are_named_before_any_call(tmp_path: Path) -> None:
+    text = (SCRIPTS / "tide-tables.fountain").read_text(encoding="utf-8")
+    (tmp_path / "tide-tables.fountain").write_text(text, "utf-8")
+    (tmp_path / "Tide Tables.txt").write_text(text, "utf-8")
+    with pytest.raises(PrerequisiteError, match=r"one id \(tide-tables\) for 2 scripts"):
+        construct(scripts=str(tmp_path))

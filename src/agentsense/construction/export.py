@@ -161,10 +161,12 @@ def summary(export: Export) -> list[str]:
     lines = []
     for build, log in zip(export.builds, export.logs, strict=True):
         counts = build.counts()
-        lines.append(
-            f"{build.script} ({log.name}): read {build.headings} headings and "
-            f"{build.speeches} speeches; {build.lines.line()}"
+        read = (
+            f"read {build.headings} headings and {build.speeches} speeches; {build.lines.line()}"
+            if build.lines.read
+            else "no line account (built before the reader kept one)"
         )
+        lines.append(f"{build.script} ({log.name}): {read}")
         lines.append(
             f"  built {counts['episodes']} episodes, {counts['scenes']} scenes "
             f"({counts['scenes_kept']} kept, {counts['scenes_filtered']} filtered), "

@@ -92,9 +92,22 @@ def checked_scripts(scripts: str) -> tuple[list[Screenplay], dict[str, str]]:
         plays.append(play)
     if not plays and not problems:
         problems = [f"{name}: dropped: {reason}" for name, reason in dropped.items()]
+    problems += _same_ids(plays)
     if problems:
         raise PrerequisiteError("Cannot build from -T scripts=...:\n" + "\n".join(problems))
     return plays, dropped
+
+
+def _same_ids(plays: list[Screenplay]) -> list[str]:
+    """Scripts whose names give one sample (and template) id: `lift.txt` and `lift.fountain`."""
+    by_id: dict[str, list[str]] = {}
+    for play in plays:
+        by_id.setdefault(slug(play.path), []).append(play.path)
+    return [
+        f"{', '.join(paths)}: one id ({name}) for {len(paths)} scripts; rename all but one."
+        for name, paths in by_id.items()
+        if len(paths) > 1
+    ]
 
 
 def script_sample(play: Screenplay) -> Sample:
