@@ -242,5 +242,5 @@ def test_reference_free_critics_append_to_an_agentsense_log(tmp_path: Path) -> N
             and "There is no original conversation" in e.input[0].text
             for e in critic_calls
         )
-    stderr = next(s for s in rescored.results.scores if s.name == "anthropomorphism")
+    stderr = next(s for s in rescored.results.scores if s.name == "humanlike")
     assert stderr.metrics["stderr"].params == {"cluster": "template_id"}

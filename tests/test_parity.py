@@ -25,7 +25,9 @@ from typing import Any
 import pytest
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import Model
+from inspect_ai.scorer import SampleScore, Score
 
+from agentsense.metrics import ShortTemplates, psi, template_mean
 from parity_replay import (
     JUDGE_SYSTEM,
     Fixtures,
@@ -72,6 +74,28 @@ PARITY = "standin/parity/"
 class Run:
     log: EvalLog
     samples: dict[int | str, EvalSample]
+
+
+def template_metrics(log: EvalLog) -> dict[str, dict[str, float]]:
+    """The log's metrics plus each score key's template mean and PSI, computed by the project's
+    metrics on the log's scene scores (the report's numbers; the console leaves them out)."""
+    assert log.samples is not None
+    metrics = metric_values(log)
+    by_key: dict[str, list[SampleScore]] = {}
+    for sample in log.samples:
+        for score in (sample.scores or {}).values():
+            assert isinstance(score.value, dict)
+            for key, value in score.value.items():
+                scalar = Score(value=value, metadata=score.metadata)
+                by_key.setdefault(key, []).append(
+                    SampleScore(score=scalar, sample_id=sample.id, sample_metadata=sample.metadata)
+                )
+    for key, scores in by_key.items():
+        scored = [s for s in scores if not math.isnan(s.score.as_float())]
+        short: ShortTemplates = "skip" if key == "mcq_accuracy" else "nan"
+        metrics[key]["template_mean"] = float(template_mean()(scored))
+        metrics[key]["psi"] = float(psi(short)(scored))
+    return metrics
 
 
 def _run(log: EvalLog) -> Run:
@@ -216,7 +240,7 @@ def _official_scene_values(run: Run) -> list[SceneValues]:
 
 def test_template_level_goal_metrics_equal_the_recording(replay: Run) -> None:
     official = FIXTURES.template_results
-    metrics = metric_values(replay.log)
+    metrics = template_metrics(replay.log)
     judges: dict[str, str] = score_of(next(iter(replay.samples.values())))[1]["judges"]
     assert set(metrics) == {
         "self",
@@ -245,7 +269,7 @@ def test_template_level_mcq_metrics(replay: Run) -> None:
     official = FIXTURES.template_results
     scenes = _official_scene_values(replay)
     assert same_tree(official_template_results(scenes), official)
-    metrics = metric_values(replay.log)["mcq_accuracy"]
+    metrics = template_metrics(replay.log)["mcq_accuracy"]
     assert same(metrics["psi"], official["info_score_std"])
     by_template: dict[Any, list[float]] = {}
     for scene in scenes:
@@ -775,7 +799,7 @@ def _hand_scene_values(
 
 
 def test_synthetic_official_template_metrics(synthetic: Run) -> None:
-    metrics = metric_values(synthetic.log)
+    metrics = template_metrics(synthetic.log)
     by_template: dict[int, list[int]] = {91: [901], 92: [902, 903]}
     for key in GOAL_KEYS:
         values = {t: [OFFICIAL_SCENES[s][key] for s in ids] for t, ids in by_template.items()}
@@ -879,7 +903,7 @@ def test_corrected_mcq_average_over_characters_with_questions(
 
 
 def test_corrected_template_metrics_skip_single_scene_templates(corrected: Run) -> None:
-    metrics = metric_values(corrected.log)
+    metrics = template_metrics(corrected.log)
     by_template: dict[int, list[int]] = {91: [901], 92: [902, 903]}
     for key in GOAL_KEYS:
         values = {t: [CORRECTED_SCENES[s][key] for s in ids] for t, ids in by_template.items()}

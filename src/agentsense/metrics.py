@@ -9,6 +9,9 @@ official code has no guard), while MCQ PSI skips them; corrected mode skips them
 The mode is read from each score's metadata, so `inspect score` re-scoring behaves the same.
 `agentsense report` uses the same functions with `skip` in both modes (a report's PSI should not
 be NaN because one template has a single scene) and gives the number of templates it used.
+The tasks do not log `psi` and `template_mean` per score key: a package's metric is printed as
+`agentsense/<name>`, too wide for an 80-column console beside three other scores
+(tests/test_console_names.py); they are the report's (and the parity tests') numbers.
 
 Uncertainty: the five scenes of a template share background, goals and questions, so they are not
 independent. Every scene mean carries Inspect's `stderr` and `ci` clustered by `template_id`
@@ -35,6 +38,14 @@ CONFIDENCE = 0.95
 def clustered_uncertainty() -> list[Metric]:
     """Standard error and 95% CI of the scene mean, both clustered by template."""
     return [stderr(cluster=CLUSTER), ci(level=CONFIDENCE, cluster=CLUSTER)]
+
+
+def score_values(sample_score: SampleScore) -> dict[str, float]:
+    """The keys of a dict-valued score as floats (for a metric over the whole score)."""
+    value = sample_score.score.value
+    if not isinstance(value, dict):
+        raise TypeError(f"sample {sample_score.sample_id}: expected a dict score, got {value!r}")
+    return {str(key): float(v) if v is not None else math.nan for key, v in value.items()}
 
 
 def by_template(scores: list[SampleScore]) -> dict[str, list[float]]:

@@ -21,14 +21,15 @@ from ..dataset.schema import Scenario
 from ..solvers.conversation import Conversation
 from . import prompts
 from .scorer import CRITIC_ROLE, dimension_entry, explanation, profiles_text, run_critics
+from .scorer import KEYS as BOOK_KEYS
 from .simulation import GCASettings, role_model
 from .transcript import simulation_text
 
 BOOK = "this AgentSense scenario"
 NO_REFERENCE = "(There is no original conversation for this scenario.)"
 DIMENSIONS = tuple(d for d in prompts.DIMENSIONS if d.name in prompts.REFERENCE_FREE)
-KEYS = {d.name: d.name.lower().replace(" ", "_") for d in DIMENSIONS}
-CRITIC_KEYS = (*KEYS.values(), "critics_average")
+KEYS = {d.name: BOOK_KEYS[d.name] for d in DIMENSIONS}
+CRITIC_KEYS = (*KEYS.values(), "average")
 
 
 def scene_critic_prompt(scene: Scenario, dimension: prompts.Dimension) -> str:
@@ -76,7 +77,7 @@ def critics() -> Scorer:
             value[KEYS[verdict.dimension]], rows[verdict.dimension] = dimension_entry(
                 verdict, len(turns)
             )
-        value["critics_average"] = math.fsum(value[k] for k in KEYS.values()) / len(KEYS)
+        value["average"] = math.fsum(value[k] for k in KEYS.values()) / len(KEYS)
         return Score(
             value=value,
             explanation=explanation(rows, {}),

@@ -26,8 +26,13 @@ from .simulation import GCASettings, circumstance_of, role_model
 from .transcript import actor_rounds, reference_text, simulation_text
 
 CRITIC_ROLE = "critic"
+# Score key of each dimension: short, so that every key stays whole on an 80-column console
+# (tests/test_console_names.py); docs/gca.md maps them back to CoSER's names.
 KEYS = {
-    dimension.name: dimension.name.lower().replace(" ", "_") for dimension in prompts.DIMENSIONS
+    "Storyline Consistency": "consistency",
+    "Anthropomorphism": "humanlike",
+    "Character Fidelity": "fidelity",
+    "Storyline Quality": "quality",
 }
 SCORE_KEYS = (*KEYS.values(), "average", "bleu", "rouge_l")
 

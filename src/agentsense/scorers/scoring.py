@@ -17,7 +17,7 @@ from inspect_ai.util import span, store_as
 
 from ..dataset.samples import scenario_of
 from ..dataset.schema import Scenario
-from ..metrics import clustered_uncertainty, psi, template_mean
+from ..metrics import clustered_uncertainty
 from ..protocol import Protocol
 from ..seeding import scene_rng
 from ..solvers.characters import character_role
@@ -37,16 +37,15 @@ GOAL_KEYS = ("self", "other", "judge_*", "judge_mean", "judge_majority")
 MCQ_KEY = "mcq_accuracy"
 
 
-def _goal_metrics() -> list[Metric]:
-    return [mean(), *clustered_uncertainty(), template_mean(), psi("nan")]
+def _scene_metrics() -> list[Metric]:
+    """Built-in metrics only: a package's metric is logged and printed as `agentsense/<name>`,
+    which cannot fit beside three other scores on an 80-column console. Template means and PSI
+    (`agentsense.metrics`) are the report's (`agentsense report`)."""
+    return [mean(), *clustered_uncertainty()]
 
 
-def _mcq_metrics() -> list[Metric]:
-    return [mean(), *clustered_uncertainty(), template_mean(), psi("skip")]
-
-
-GOAL_METRICS = {key: _goal_metrics() for key in GOAL_KEYS}
-MCQ_METRICS = {MCQ_KEY: _mcq_metrics()}
+GOAL_METRICS = {key: _scene_metrics() for key in GOAL_KEYS}
+MCQ_METRICS = {MCQ_KEY: _scene_metrics()}
 
 
 @dataclass

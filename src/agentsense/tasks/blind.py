@@ -21,7 +21,7 @@ from inspect_ai.util import StoreModel, span, store_as
 from pydantic import Field
 
 from ..dataset.samples import scenario_of
-from ..metrics import clustered_uncertainty, template_mean
+from ..metrics import clustered_uncertainty
 from ..protocol import Mode, OptionMark, Protocol
 from ..scorers.explanation import mcq_explanation
 from ..scorers.interview import ROUND_SPAN, Interviewer, Question
@@ -84,7 +84,7 @@ def blind_interview(protocol: Protocol | None = None, seed: int = 0) -> Solver:
     return solve
 
 
-@scorer(metrics={BLIND_KEY: [mean(), *clustered_uncertainty(), template_mean()]})
+@scorer(metrics={BLIND_KEY: [mean(), *clustered_uncertainty()]})
 def blind_mcq() -> Scorer:
     """MCQ accuracy without interaction (official parser and aggregation)."""
 
