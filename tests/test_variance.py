@@ -10,6 +10,9 @@ score) within the tolerance stated below.
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +29,7 @@ from agentsense.analysis.variance import (
     with_intervals,
 )
 from agentsense.dataset.samples import load_scenarios
+from agentsense.errors import PrerequisiteError
 from agentsense.models.rules import Request, flaky, flip_probability, persona
 from agentsense.report.build import ReportOptions, write_report
 from agentsense.report.variance import decompositions, run_rows
@@ -124,9 +128,9 @@ def test_projection_shrinks_and_matches_the_formula() -> None:
 
 
 def test_repeat_argument_and_seeds() -> None:
-    with pytest.raises(ValueError, match="repeat=-1"):
+    with pytest.raises(PrerequisiteError, match="repeat=-1"):
         goal_completion(repeat=-1)
-    with pytest.raises(ValueError, match="repeat='x'"):
+    with pytest.raises(PrerequisiteError, match="repeat='x'"):
         checked_repeat("x")
     assert repeat_seed(0, 101, 1, 0) is None  # the eval's own judging sends no seed
     seeds = {repeat_seed(0, 101, 1, k) for k in (1, 2, 3)}
@@ -230,3 +234,57 @@ def test_flaky_judge_share_within_tolerance(tmp_path: Path) -> None:
     share = result.shares()["judging"]  # type: ignore[attr-defined]
     assert abs(share - expected / result.total()) < 0.1  # type: ignore[attr-defined]
     assert 0 < share < 1
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "250"}
+    return subprocess.run(
+        list(args), capture_output=True, text=True, timeout=600, check=False, env=env
+    )
+
+
+@pytest.mark.slow
+def test_the_users_path_eval_epochs_rejudge_report(tmp_path: Path) -> None:
+    """`inspect eval --epochs 2`, `inspect score -S repeat=1`, `agentsense report`, as typed."""
+    bin_dir = Path(sys.executable).parent
+    judges = "standin/flaky/judge-a,standin/flaky/judge-b"
+    logs = tmp_path / "logs"
+    ran = _cli(
+        str(bin_dir / "inspect"), "eval", "agentsense/goal", "-T", "dataset=demo",
+        "-T", f"max_messages={MESSAGES}", "--limit", "8", "--epochs", "2",
+        "--model", "standin/persona/agent", "--model-role", f"judge={judges}",
+        "--log-dir", str(logs), "--display", "none",
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    (log,) = logs.glob("*.eval")
+    before = log.read_bytes()
+    bad = _cli(
+        str(bin_dir / "inspect"), "score", str(log), "--scorer", "agentsense/goal_completion",
+        "-S", "repeat=-1", "--action", "append", "--overwrite", "--display", "none",
+    )  # fmt: skip
+    assert "Scorer argument repeat=-1" in bad.stdout + bad.stderr
+    assert "Traceback" not in bad.stdout + bad.stderr and log.read_bytes() == before
+    scored = _cli(
+        str(bin_dir / "inspect"), "score", str(log), "--scorer", "agentsense/goal_completion",
+        "-S", "repeat=1", "--action", "append", "--overwrite", "--display", "none",
+    )  # fmt: skip
+    assert scored.returncode == 0, scored.stderr[-2000:]
+    samples = read_eval_log(str(log)).samples or []
+    # The task's own scorer is goal_completion: the re-judge is goal_completion1, repeat 1.
+    repeats = {
+        name: score.metadata["judge_repeat"]  # type: ignore[index]
+        for sample in samples
+        for name, score in (sample.scores or {}).items()
+    }
+    assert repeats == {"goal_completion": 0, "goal_completion1": 1}
+    report = _cli(
+        str(bin_dir / "agentsense"), "report", str(logs), "--out", str(tmp_path / "report"),
+        "--no-figures",
+    )  # fmt: skip
+    assert report.returncode == 0, report.stderr[-2000:]
+    text = (tmp_path / "report" / "report.md").read_text()
+    variance = pd.read_csv(tmp_path / "report" / "variance.csv").set_index("metric")
+    assert variance.loc["judge_majority", "repeats"] == 2
+    assert variance.loc["judge_majority", "epochs"] == 2
+    assert variance.loc["judge_majority", "judging_share"] > 0  # flaky judges flip
+    assert "judges (re-scoring)" in text and "- Tokens: standin/persona/agent" in text

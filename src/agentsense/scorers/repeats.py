@@ -11,6 +11,7 @@ it).
 
 from __future__ import annotations
 
+from ..errors import PrerequisiteError
 from ..seeding import scene_rng
 
 REPEAT_KEY = "judge_repeat"  # score metadata: which judge repeat a scoring is
@@ -20,7 +21,7 @@ SEED_BITS = 31  # providers take 32-bit signed seeds
 def checked_repeat(repeat: object) -> int:
     """The scorer argument `repeat` as an int >= 0, or a clear error before any model call."""
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
-        raise ValueError(
+        raise PrerequisiteError(
             f"Scorer argument repeat={repeat!r}: expected a whole number >= 0 (0 is the eval's "
             "own judging; re-judge with -S repeat=1, then -S repeat=2, ...)."
         )
