@@ -288,3 +288,13 @@ def test_the_users_path_eval_epochs_rejudge_report(tmp_path: Path) -> None:
     assert variance.loc["judge_majority", "epochs"] == 2
     assert variance.loc["judge_majority", "judging_share"] > 0  # flaky judges flip
     assert "judges (re-scoring)" in text and "- Tokens: standin/persona/agent" in text
+
+
+def test_projection_at_the_design_matches_the_clustered_interval() -> None:
+    """The model's half-width at the data's own E and K is the template-clustered half-width
+    of the scene means (60 templates: the latter's relative error is about 10%)."""
+    from agentsense.report.variance import _observed_half_width
+
+    data = synthetic(60, 4, 2, 2, seed=5)
+    model = projected_half_width(decompose(data), 2, 2)
+    assert _observed_half_width(data) == pytest.approx(model, rel=0.3)

@@ -55,6 +55,9 @@ class Decomposition:
     mean_epochs: float  # per scene
     mean_repeats: float  # per conversation
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)  # shares
+    # The clustered half-width the data give at this design (scene means over all epochs and
+    # repeats, clustered by template), for comparison with the model's; set by the caller.
+    observed_half_width: float = float("nan")
 
     def total(self) -> float:
         return float(sum(v for v in self.variances.values() if v is not None))

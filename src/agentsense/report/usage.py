@@ -232,6 +232,6 @@ def usage_section(runs: pd.DataFrame, paths: Sequence[str]) -> Section | str:
     if calls["cost"].isna().all():
         text += (
             "\n\nNo prices in these logs: run with `--model-cost-config prices.yaml` (see "
-            "README, *Tokens and cost*)."
+            "README, *Judge repeats, variance components, tokens and cost*)."
         )
     return Section(text, {"usage": parts, "usage_by_scene": scene_usage(calls)})
