@@ -154,13 +154,16 @@ MESSAGES = 3
 FLIP = 0.3
 
 
-def run(log_dir: Path, judges: list[str], epochs: int, repeats: int) -> Path:
+def run(
+    log_dir: Path, judges: list[str], epochs: int, repeats: int, limit: int | None = None
+) -> Path:
     """A goal run of the demo set, then judged again `repeats - 1` times (-S repeat=K)."""
     (log,) = eval(
         goal(dataset="demo", max_messages=MESSAGES),
         model="standin/persona/agent",
         model_roles={"judge": judges},
         epochs=epochs,
+        limit=limit,
         log_dir=str(log_dir),
         display="none",
     )
@@ -183,7 +186,7 @@ def _decomposed(path: Path, metric: str) -> dict[str, object]:
 
 def test_judges_that_never_flip_have_no_judging_share(tmp_path: Path) -> None:
     judges = ["standin/persona/judge-a", "standin/persona/judge-b"]
-    path = run(tmp_path / "logs", judges, epochs=2, repeats=2)
+    path = run(tmp_path / "logs", judges, epochs=2, repeats=2, limit=8)
     found = _decomposed(path, "judge_majority")
     result = found["result"]
     assert result.mean_repeats == 2 and result.mean_epochs == 2  # type: ignore[attr-defined]
@@ -193,7 +196,7 @@ def test_judges_that_never_flip_have_no_judging_share(tmp_path: Path) -> None:
 
 
 def test_unreplicated_run_says_what_to_do(tmp_path: Path) -> None:
-    path = run(tmp_path / "logs", ["standin/persona/judge-a"], epochs=1, repeats=1)
+    path = run(tmp_path / "logs", ["standin/persona/judge-a"], epochs=1, repeats=1, limit=6)
     write_report([str(path)], ReportOptions(out=tmp_path / "report", figures=False))
     text = (tmp_path / "report" / "report.md").read_text()
     assert "not estimable: run with --epochs >= 2" in text
@@ -220,6 +223,7 @@ def vote_weights_squared(judges: int) -> list[float]:
     return out
 
 
+@pytest.mark.slow  # 24 scenes x 2 epochs x 4 scorings: about 2 minutes on a loaded machine
 def test_flaky_judge_share_within_tolerance(tmp_path: Path) -> None:
     """One judge flipping each vote with p = 0.3, 24 scenes x 2 epochs x 4 repeats (144 degrees
     of freedom within conversations: the variance's relative standard error is about 0.12).
