@@ -104,3 +104,43 @@ def test_cost_per_role_equals_inspect_cost(priced: None, tmp_path: Path) -> None
     share = f"{100 * judges['cost_share']:.0f}% of cost"
     assert share in text  # Table 1's note
     assert "No prices in these logs" not in text
+
+
+@pytest.mark.parametrize(
+    ("task", "options", "parts"),
+    [
+        pytest.param(
+            "gca",
+            {
+                "model": "standin/gca/actor",
+                "model_roles": {
+                    "next_speaker": "standin/gca/nsp",
+                    "environment": "standin/gca/env",
+                    "critic": "standin/gca/critic",
+                },
+                "limit": 1,
+            },
+            {
+                "character turns",
+                "next_speaker (simulation)",
+                "environment (simulation)",
+                "critic (scoring)",
+            },
+            marks=pytest.mark.slow,  # about a minute on a loaded machine (GCA's imports)
+        ),
+        ("construct", {"model": "standin/persona/builder"}, {"builder (simulation)"}),
+    ],
+)
+def test_other_tasks_roles(
+    task: str, options: dict[str, object], parts: set[str], tmp_path: Path
+) -> None:
+    """GCA's and construction's roles are parts of their own; the sums equal Inspect's."""
+    from agentsense.tasks.construct import construct
+    from agentsense.tasks.gca import gca
+
+    made = {"gca": lambda: gca(dataset="demo"), "construct": construct}[task]()
+    (log,) = eval(made, log_dir=str(tmp_path), display="none", **options)  # type: ignore[arg-type]
+    assert log.status == "success", log.error
+    calls = log_calls(str(log.location))
+    assert set(calls["part"]) == parts
+    assert _sums(calls, "model") == stats_totals(str(log.location), "model")
