@@ -166,6 +166,8 @@ BAD_ARGUMENTS = [
     ("shard", "0/8", "-T shard: found '0/8'; expected k/n with 1 <= k <= n"),
     ("shard", "9/8", "-T shard: found '9/8'; expected k/n with 1 <= k <= n"),
     ("shard", "a/b", "-T shard: found 'a/b'; expected k/n with 1 <= k <= n"),
+    ("per_template", 0, "-T per_template: found 0; expected greater than or equal to 1"),
+    ("per_template", "one", "-T per_template: found 'one'; expected a valid integer"),
 ]
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import PrerequisiteError
+from .per_template import sample_order
 from .schema import Scenario
 
 SHARD_FORM = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -44,7 +45,7 @@ def parse_shard(text: str) -> Shard:
 
 def shard_scenes(scenes: Sequence[Scenario], shard: Shard, dataset: str) -> list[Scenario]:
     """The scenes of one shard, in their dataset order."""
-    order = sorted(range(len(scenes)), key=lambda i: scenes[i].sample_idx)
+    order = sorted(range(len(scenes)), key=lambda i: sample_order(scenes[i]))
     kept = {i for rank, i in enumerate(order) if rank % shard.count == shard.index - 1}
     if not kept:
         raise PrerequisiteError(

@@ -113,6 +113,7 @@ def blind(
     protocol: Mode = "official",
     seed: int = 0,
     shard: str | None = None,
+    per_template: int | None = None,
     agent_temperature: float = 1.0,
     judge_temperature: float = 0.0,
     max_tokens: int = 128,

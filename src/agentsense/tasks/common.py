@@ -19,6 +19,7 @@ from inspect_ai.solver import Solver
 from inspect_ai.viewer import SampleScoreView, TaskSamplesColumn, TaskSamplesView, ViewerConfig
 from pydantic import ConfigDict, Field, ValidationError, field_validator
 
+from ..dataset.per_template import per_template_scenes
 from ..dataset.samples import RoleBinding, load_scenarios, no_roles, scene_dataset
 from ..dataset.schema import Scenario
 from ..dataset.shard import Shard, parse_shard, shard_scenes
@@ -70,6 +71,12 @@ class TaskArguments(Protocol):
         description="`k/n`: run only the k-th of n disjoint parts of the scenes (by sample id), "
         "e.g. one per process or array job; `agentsense report` merges the parts "
         "(docs/throughput.md, 'Scaling out')",
+    )
+    per_template: int | None = Field(
+        default=None,
+        ge=1,
+        description="`K`: run only the first K scenes of each template (by sample id); "
+        "`-T per_template=1 --epochs 3` is the paper's repeated subset (Table 7)",
     )
 
     @field_validator("shard", mode="before")
@@ -163,6 +170,8 @@ def task_scenes(
         raise PrerequisiteError(
             f"No scene of dataset {arguments.dataset!r} fits the task {name!r}."
         )
+    if arguments.per_template is not None:
+        scenes = per_template_scenes(scenes, arguments.per_template)
     part = arguments.part
     return scenes if part is None else shard_scenes(scenes, part, arguments.dataset)
 

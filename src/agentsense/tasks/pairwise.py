@@ -46,6 +46,7 @@ def pairwise(
     protocol: Mode = "official",
     seed: int = 0,
     shard: str | None = None,
+    per_template: int | None = None,
     max_messages: int = 15,
     agent_temperature: float = 1.0,
     judge_temperature: float = 0.0,
