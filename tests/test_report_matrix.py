@@ -52,6 +52,10 @@ def expected_sections(kinds: frozenset[str]) -> set[str]:
         "Variance components": bool(kinds & CONVERSATION),
         "Cost and tokens": True,
         "Statistics": scored,
+        # issue #23: no kind log is a script-prediction run or has several epochs
+        # (tests/test_report_repeated.py reports on those)
+        "Table 2": False,
+        "Repeated runs": False,
     }
     return {title for title, shown in present.items() if shown}
 

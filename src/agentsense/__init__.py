@@ -1,6 +1,17 @@
 """AgentSense (Mou et al., arXiv 2410.19346) as an Inspect AI task suite."""
 
-from .tasks import blind, construct, full, gca, goal, info, judge_check, labelling, pairwise
+from .tasks import (
+    blind,
+    construct,
+    full,
+    gca,
+    goal,
+    info,
+    judge_check,
+    labelling,
+    pairwise,
+    script_prediction,
+)
 
 __version__ = "0.1.0"
 
@@ -14,4 +25,5 @@ __all__ = [
     "judge_check",
     "labelling",
     "pairwise",
+    "script_prediction",
 ]

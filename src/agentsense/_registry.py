@@ -3,6 +3,7 @@
 # ruff: noqa: F401
 from .gca.reference_free import critics
 from .gca.scorer import gca_critics
+from .leakage.script_prediction import script_title
 from .metrics import psi, template_mean
 from .models.smollm import smollm
 from .models.standin import standin
@@ -10,4 +11,4 @@ from .request_format import RequestFormatCheck
 from .scorers import goal_and_mcq, goal_completion, mcq_accuracy
 from .scorers.judge_panel import SelfJudgingCheck
 from .solvers import simulation
-from .tasks import blind, construct, full, gca, goal, info, judge_check, labelling, pairwise
+from .tasks import *  # every @task of tasks.__all__  # noqa: F403

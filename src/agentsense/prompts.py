@@ -157,3 +157,19 @@ def goal_category_prompt(background: str, goals: list[tuple[str, str]]) -> str:
 def sender_receiver_prompt(goals: dict[str, list[str]]) -> str:
     """`goals`: character -> its goals, as the JSON `{data}` of Prompt 19."""
     return SENDER_RECEIVER_PROMPT.format(data=json.dumps(goals, ensure_ascii=False))
+
+
+# --- Script prediction (§4.3, Table 2; used by `agentsense/script_prediction`) -----------------
+# The paper describes the test ("whether models can guess the original scripts from background
+# information", one sample per template) but prints no prompt; this one was written for this
+# project in the style of the paper's construction prompts (docs/leakage.md).
+SCRIPT_PREDICTION_PROMPT = (
+    "You are very good at recognizing films, TV series and plays. The following background of a "
+    "social scenario was adapted from a script. Guess which script it comes from.\n"
+    "###Background: {background}\n"
+    "Please answer with the title of the script only."
+)
+
+
+def script_prediction_prompt(background: str) -> str:
+    return SCRIPT_PREDICTION_PROMPT.format(background=background)

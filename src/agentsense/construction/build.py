@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from inspect_ai.util import span
@@ -94,11 +95,15 @@ def _checked(name: str, parse: Callable[[str], Any], example: str) -> Stage[Any]
 
 
 class Pipeline:
-    def __init__(self, asker: Asker, settings: BuildSettings, script: str, slug: str) -> None:
+    def __init__(
+        self, asker: Asker, settings: BuildSettings, script: str, slug: str, title: str = ""
+    ) -> None:
         self.asker = asker
         self.settings = settings
         self.result = BuildResult(script=script, settings=settings, ledger=asker.ledger)
         self.slug = slug
+        # The script's title: the truth of agentsense/script_prediction.
+        self.title = title or Path(script).stem
 
     @property
     def ledger(self) -> Ledger:
@@ -362,6 +367,7 @@ class Pipeline:
                 template_id=f"{self.slug}-{scene.key}",
                 source={
                     "script": self.result.script,
+                    "title": self.title,
                     "episode": scene.episode,
                     "scene": scene.scene,
                     "heading": scene.heading,

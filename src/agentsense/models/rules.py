@@ -4,7 +4,8 @@
   (`sense-parity/README.md`); replaying a fixture scene with it must give identical requests.
 - `persona`: answers like a plausible chat model: one in-character paragraph per turn, Yes/No to
   interview questions, an option to MCQs, varied by the request so scores are not constant;
-  JSON derived from the input to every scenario-construction prompt (`construction_rules.py`).
+  JSON derived from the input to every scenario-construction prompt (`construction_rules.py`);
+  to script prediction, the title a background quotes (a leak), else a stock guess.
   Its yes/no depends on the model name, the system prompt and the question only, never on the
   conversation: a persona judge is transcript-blind (on `agentsense/judge_check` it answers all
   items of one goal alike, so its consistency is 1 and its accuracy near chance).
@@ -142,6 +143,23 @@ def _last_speaker(request: Request) -> str:
     return "everyone"
 
 
+# Script prediction (`agentsense/script_prediction`): a background that quotes a title leaks it,
+# and the stand-in names that title; otherwise it guesses one of these, in one of these forms.
+_SCRIPT_QUESTION = "Guess which script it comes from."
+_QUOTED_TITLE = re.compile(r'"([^"\n]+)"')
+_STOCK_TITLES = ("Friends", "The Office", "Casablanca", "Pride and Prejudice", "Succession")
+_TITLE_FORMS = ("{}", '"{}"', "I think it is *{}*.", "Title: {}", "I am not sure which script.")
+
+
+def _script_guess(prompt: str, h: int) -> str:
+    background = prompt.split("###Background: ", 1)[-1]
+    leaked = _QUOTED_TITLE.search(background)
+    if leaked:
+        return f'It must be "{leaked.group(1).lower()}".'
+    title = _STOCK_TITLES[h % len(_STOCK_TITLES)]
+    return _TITLE_FORMS[(h >> 4) % len(_TITLE_FORMS)].format(title)
+
+
 def persona(request: Request) -> str:
     """A plausible, deterministic chat model for smoke runs, tests and benchmarks."""
     built = construction_reply(list(request.messages), request.model, messy=False)
@@ -151,6 +169,8 @@ def persona(request: Request) -> str:
     last = request.last
     if request.system.startswith("You are a literary critic"):
         return _gca_critic(request, h)
+    if _SCRIPT_QUESTION in last:
+        return _script_guess(last, h)
     if "only output your choice" in last:
         labels = _LABELS.findall(last) or ["A", "B", "C", "D"]
         label = labels[h % len(labels)]

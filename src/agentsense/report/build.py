@@ -25,8 +25,10 @@ from .plots import (
     heatmap_figure,
 )
 from .render import Section, cell, flat, frame_markdown, long_flat, markdown, wide
+from .repeated import repeated_section
 from .sensitivity import ALPHA, DEFAULT_METRIC, Sensitivity, profile_sensitivity
 from .stats import Estimate
+from .table_two import script_prediction_section
 from .usage import calls_of, run_usage, table_one_notes, usage_section
 from .variance import variance_section
 
@@ -40,6 +42,7 @@ HEADERS = {
     "mcq_accuracy": "MCQ acc.",
     "mcq_psi": "MCQ PSI ↓",
     "blind_mcq_accuracy": "Blind acc.",
+    "script_accuracy": "Script acc.",
     "gain_over_blind": "MCQ − blind (paired)",
     "attack": "Attack",
     "defence": "Defence",
@@ -275,6 +278,14 @@ def leakage_section(inputs: Inputs) -> Content:
         "alone (blind) and after the interaction; the gain is paired over the scenes in both.\n\n"
         + frame_markdown(table, "Model / sender × receiver", headers=HEADERS)
     )
+
+
+def table_two_section(inputs: Inputs) -> Content:
+    return _written(script_prediction_section(inputs.units), inputs.report)
+
+
+def repeated_runs_section(inputs: Inputs) -> Content:
+    return _written(repeated_section(inputs.runs, inputs.units, HEADERS), inputs.report)
 
 
 def _panels(frame: pd.DataFrame, by: str, metrics: Sequence[str]) -> list[Panel]:
@@ -734,6 +745,8 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Notes", notes_section),
     ("Table 1", table_one_section),
     ("Leakage baseline", leakage_section),
+    ("Table 2", table_two_section),
+    ("Repeated runs", repeated_runs_section),
     ("Goal categories", category_section),
     ("Over-confidence", overconfidence_section),
     *(

@@ -145,6 +145,7 @@ def build_units(runs: Runs, allow_mixed: bool = False) -> Units:
             "judge_majority",
             "mcq_accuracy",
             "blind_mcq_accuracy",
+            "script_accuracy",
             *LABEL_METRICS,
             *BASELINE_COLUMNS,
         )

@@ -50,7 +50,9 @@ TASK_KINDS = {
     "pairwise": "pairwise",
     "blind": "blind",
     "labelling": "labelling",
+    "script_prediction": "script",
 }
+NO_ROUNDS = ("blind", "script_prediction")
 READ_TASKS = ", ".join(f"agentsense/{task}" for task in TASK_KINDS)
 SCENE_METRICS = (
     "self",
@@ -59,6 +61,7 @@ SCENE_METRICS = (
     "judge_majority",
     "mcq_accuracy",
     "blind_mcq_accuracy",
+    "script_accuracy",
 )
 # The agreement of a labelling run with the dataset's own labels.
 LABEL_METRICS = ("type_agreement", "category_agreement", "role_agreement")
@@ -190,13 +193,21 @@ def _eval_row(row: Mapping[str, Any]) -> dict[str, Any]:
         "sender": roles.get("sender", model) if task == "pairwise" else None,
         "receiver": roles.get("receiver", model) if task == "pairwise" else None,
         "dataset": str(metadata.get("dataset", row.get("task_arg_dataset", ""))),
-        "rounds": protocol.get("max_messages") if task != "blind" else None,
+        # No conversation in these: no rounds.
+        "rounds": protocol.get("max_messages") if task not in NO_ROUNDS else None,
+        "per_template": _subset(row.get("task_arg_per_template")),
         **{name: protocol.get(name) for name in PROTOCOL_FIELDS},
         "roles": roles,
         "judges": _judge_models(row["model_roles"], model)
         if task in ("goal", "full", "pairwise")
         else "",
     }
+
+
+def _subset(value: Any) -> int | None:
+    """`-T per_template=K` of a run (None: every scene of each template)."""
+    value = _json(value)
+    return None if _missing(value) else int(value)
 
 
 def _is_agentsense(row: Mapping[str, Any]) -> bool:

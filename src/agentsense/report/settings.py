@@ -30,6 +30,7 @@ STRICT = (
 )
 JUDGED_TASKS = ("goal", "full", "pairwise")
 ROUNDS = "rounds"
+UNCHECKED_KINDS = ("labelling", "script")
 
 
 def dataset_family(dataset: str) -> str:
@@ -80,6 +81,15 @@ def _suffix(run: dict[str, Any], columns: list[str]) -> str:
     return f" [{', '.join(parts)}]" if parts else ""
 
 
+def subset_suffix(run: dict[str, Any]) -> str:
+    """A `-T per_template=K` run is a subset: a row of its own, never merged with the full run."""
+    count = run.get("per_template")
+    # Script prediction asks one scene per template by default: that is the test, not a subset.
+    if count is None or pd.isna(count) or run["kind"] == "script":
+        return ""
+    return f" [per_template={int(count)}]"
+
+
 def label_runs(evals: pd.DataFrame, allow_mixed: bool = False) -> pd.DataFrame:
     """Add `variant` (the differing settings), `family` (model or pair + variant) and `group`
     (family + rounds if they vary).
@@ -89,19 +99,25 @@ def label_runs(evals: pd.DataFrame, allow_mixed: bool = False) -> pd.DataFrame:
     """
     labelled = evals.copy()
     labelled["dataset_family"] = [dataset_family(str(d)) for d in labelled["dataset"]]
-    # A labelling run scores labels, not models: no protocol to agree on.
-    scored = labelled[labelled["kind"] != "labelling"]
+    # A labelling run scores labels, not models: no protocol to agree on; nor does script
+    # prediction (one question per template, no conversation).
+    scored = labelled[~labelled["kind"].isin(UNCHECKED_KINDS)]
     differ = check_settings(scored, allow_mixed) if not scored.empty else []
     rounds_vary = scored.loc[scored["kind"] != "blind", ROUNDS].nunique() > 1
-    families, groups, variants = [], [], []
+    families, groups, variants, whole = [], [], [], []
     for run in records(labelled):
         variant = _suffix(run, differ)
         family = _base_label(run) + variant
+        with_rounds = rounds_vary and run["kind"] not in ("blind", *UNCHECKED_KINDS)
+        group = f"{family} [rounds={int(run[ROUNDS])}]" if with_rounds else family
+        subset = subset_suffix(run)
         variants.append(variant)
-        families.append(family)
-        with_rounds = rounds_vary and run["kind"] not in ("blind", "labelling")
-        groups.append(f"{family} [rounds={int(run[ROUNDS])}]" if with_rounds else family)
+        families.append(family + subset)
+        groups.append(group + subset)
+        whole.append(group)
     labelled["variant"] = variants
     labelled["family"] = families
     labelled["group"] = groups
+    # The row of the same run on every scene: what a subset's relative change is against.
+    labelled["full_group"] = whole
     return labelled

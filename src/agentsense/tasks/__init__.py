@@ -5,6 +5,7 @@ from .homogeneous import full, goal, info
 from .judge_check import judge_check
 from .labelling import labelling
 from .pairwise import pairwise
+from .script_prediction import script_prediction
 
 __all__ = [
     "blind",
@@ -16,4 +17,5 @@ __all__ = [
     "judge_check",
     "labelling",
     "pairwise",
+    "script_prediction",
 ]

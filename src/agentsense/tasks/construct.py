@@ -139,7 +139,8 @@ def build_scenarios(settings: BuildSettings, temperature: float, max_tokens: int
         builder = get_model(role=BUILDER_ROLE, default=get_model())
         asker = Asker(builder, config, settings.max_repairs, Ledger())
         reading = parse_script(str(state.metadata["text"]), str(state.metadata["script"]))
-        pipeline = Pipeline(asker, settings, str(state.metadata["script"]), str(state.sample_id))
+        script, title = str(state.metadata["script"]), str(state.metadata["title"])
+        pipeline = Pipeline(asker, settings, script, str(state.sample_id), title)
         pipeline.result.lines = reading.account
         result = await pipeline.run(reading.elements)
         store_as(BuildStore).result = result.model_dump(mode="json")

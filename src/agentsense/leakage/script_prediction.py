@@ -1,0 +1,62 @@
+"""Script prediction (§4.3, Table 2 "Script Acc."): name a scenario's script from its background.
+
+One sample per scene (the task keeps one scene per template, as the paper): the prompt
+(`prompts.SCRIPT_PREDICTION_PROMPT`) with the scene's background as the only user message,
+answered by the evaluated model with Inspect's `generate()`; the target is the script's titles
+(`titles`). The scorer reads the reply with the answer rule of `script_answers` and keeps the raw
+reply, the title it read and the title it matched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.solver import TaskState
+
+from ..dataset.samples import no_roles, scene_metadata
+from ..dataset.schema import Scenario
+from ..metrics import clustered_uncertainty, template_mean
+from ..prompts import script_prediction_prompt
+from .script_answers import matched_title, named_title
+from .titles import Titles
+
+SCRIPT_KEY = "script_accuracy"
+
+
+def script_sample(scene: Scenario, titles: Titles) -> Sample:
+    return Sample(
+        id=scene.sample_idx,
+        input=script_prediction_prompt(scene.background),
+        target=list(titles),
+        metadata=scene_metadata(scene, no_roles(scene)),
+    )
+
+
+def script_dataset(
+    scenes: Sequence[Scenario], truth: Mapping[str, Titles], name: str
+) -> MemoryDataset:
+    """`truth`: sample id -> titles (`titles.script_titles` refuses scenes without)."""
+    return MemoryDataset(
+        [script_sample(scene, truth[str(scene.sample_idx)]) for scene in scenes], name=name
+    )
+
+
+@scorer(metrics={SCRIPT_KEY: [mean(), *clustered_uncertainty(), template_mean()]})
+def script_title() -> Scorer:
+    """1 when the reply names the scene's script (tolerant of case, articles, punctuation)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        reply = state.output.completion
+        read = named_title(reply)
+        matched = matched_title(reply, target.target)
+        verdict = "✓" if matched else "✗"
+        return Score(
+            value={SCRIPT_KEY: 1.0 if matched else 0.0},
+            answer=reply,
+            explanation=f"read {read!r} {verdict}; the script: {' / '.join(target.target)}",
+            metadata={"reply": reply, "read": read, "matched": matched, "titles": target.target},
+        )
+
+    return score
