@@ -19,6 +19,7 @@ from ..leakage.script_prediction import SCRIPT_KEY, script_dataset, script_title
 from ..leakage.titles import demo_titles_path, read_mapping, script_titles
 from ..version import eval_version
 from .common import VIEWER, TaskArguments, dataset_name, headline, task_metadata, task_scenes
+from .strict import strict_arguments
 
 # No conversation, no interview, no MCQ: only the data selection and max_tokens apply.
 SCRIPT_EXCLUDES = (
@@ -32,6 +33,7 @@ SCRIPT_EXCLUDES = (
 
 
 @task
+@strict_arguments
 def script_prediction(
     dataset: str = "official",
     titles: str | None = None,
