@@ -178,9 +178,14 @@ def test_confidence_intervals_are_clustered_by_template(
         sums[group] += value - mean
     count = len(sums)
     se = math.sqrt(sum(x * x for x in sums.values()) * count / (count - 1)) / n
-    half = sps.t.ppf(0.975, count - 1) * se
-    assert math.isclose(row["judge_majority_ci_low"], mean - half)
-    assert math.isclose(row["judge_majority_ci_high"], mean + half)
+    # Issue #20: the Wilson interval at the effective sample size p(1 - p) / SE², t on C - 1 df,
+    # so it cannot leave [0, 1].
+    critical, size = sps.t.ppf(0.975, count - 1), mean * (1 - mean) / se**2
+    z2 = critical**2 / size
+    center = (mean + z2 / 2) / (1 + z2)
+    half = critical * math.sqrt(mean * (1 - mean) / size + z2 / (4 * size)) / (1 + z2)
+    assert math.isclose(row["judge_majority_ci_low"], center - half)
+    assert math.isclose(row["judge_majority_ci_high"], center + half)
     naive = sps.t.interval(0.95, n - 1, loc=mean, scale=sps.sem(values))
     assert not math.isclose(row["judge_majority_ci_low"], naive[0])
 

@@ -12,7 +12,11 @@ from inspect_ai.scorer import SampleScore, Score
 from scipy import stats as sps
 
 from agentsense.metrics import clustered_uncertainty, profile_sensitivity
+from agentsense.report.render import cell
 from agentsense.report.stats import (
+    DIFFERENCE,
+    MIN_TEMPLATES,
+    UNIT,
     cluster_fit,
     clustered_mean_ci,
     mean_ci,
@@ -27,13 +31,25 @@ TEMPLATES = ["1", "1", "1", "2", "2", "3", "3"]
 T_2 = 4.302652729911275
 
 
+def wilson(p: float, se: float, critical: float) -> tuple[float, float]:
+    """The Wilson score interval at n* = p(1 - p) / se², written out by hand."""
+    size = p * (1 - p) / se**2
+    z2 = critical**2
+    center = (p + z2 / (2 * size)) / (1 + z2 / size)
+    half = critical * math.sqrt(p * (1 - p) / size + z2 / (4 * size**2)) / (1 + z2 / size)
+    return center - half, center + half
+
+
 def test_clustered_interval_hand_computed() -> None:
     fit = cluster_fit(VALUES, TEMPLATES)
     assert (fit.mean, fit.se, fit.n, fit.clusters) == pytest.approx((4 / 7, 3 / 49, 7, 3))
     estimate = clustered_mean_ci(VALUES, TEMPLATES)
-    assert estimate.low == pytest.approx(4 / 7 - T_2 * 3 / 49)
-    assert estimate.high == pytest.approx(4 / 7 + T_2 * 3 / 49)
-    assert estimate.clusters == 3
+    # Wilson at the Korn-Graubard effective size, t on C - 1 = 2 degrees of freedom.
+    assert (estimate.low, estimate.high) == pytest.approx(wilson(4 / 7, 3 / 49, T_2))
+    assert estimate.clusters == 3 and estimate.caveat == "too few templates (3)"
+    # Inside the range it has the t interval's spread: its bounds are within 0.05 of mean ± t·SE.
+    assert estimate.low == pytest.approx(4 / 7 - T_2 * 3 / 49, abs=0.05)
+    assert estimate.high == pytest.approx(4 / 7 + T_2 * 3 / 49, abs=0.05)
     # The naive interval treats the 7 scenes as independent: t(6) * sd / sqrt(7).
     naive = mean_ci(VALUES)
     assert naive.half_width == pytest.approx(sps.t.ppf(0.975, 6) * sps.tstd(VALUES) / math.sqrt(7))
@@ -41,22 +57,52 @@ def test_clustered_interval_hand_computed() -> None:
     assert estimate.half_width < naive.half_width
 
 
-def test_report_interval_equals_the_logged_one() -> None:
-    """The report's clustered CI (statsmodels) and the log's (Inspect's ci(cluster=...)) agree."""
+def test_report_interval_is_the_wilson_interval_of_the_logged_stderr() -> None:
+    """The report's clustered SE (statsmodels) is the log's (Inspect's stderr(cluster=...)), and
+    its interval is the Wilson interval at n* = p(1 - p) / SE²."""
     scores = [
         SampleScore(score=Score(value=v), sample_id=i, sample_metadata={"template_id": t})
         for i, (v, t) in enumerate(zip(VALUES, TEMPLATES, strict=True))
     ]
-    _, ci_metric = clustered_uncertainty()
-    logged = cast(Callable[[list[SampleScore]], Any], ci_metric)(scores)
+    stderr_metric, _ = clustered_uncertainty()
+    logged = cast(Callable[[list[SampleScore]], Any], stderr_metric)(scores)
+    assert cluster_fit(VALUES, TEMPLATES).se == pytest.approx(logged)
     estimate = clustered_mean_ci(VALUES, TEMPLATES)
-    assert (estimate.low, estimate.high) == pytest.approx((logged["lower"], logged["upper"]))
+    assert (estimate.low, estimate.high) == pytest.approx(wilson(4 / 7, logged, T_2))
 
 
-def test_nan_values_are_left_out_and_one_template_has_no_interval() -> None:
+@pytest.mark.parametrize(
+    ("values", "templates", "bounds"),
+    [
+        ([1.0, 1.0, 0.9, 1.0, 0.6, 1.0], ["a", "a", "b", "b", "c", "c"], UNIT),  # near 1
+        ([0.0, 0.1, 0.0, 0.0], ["a", "a", "b", "b"], UNIT),  # near 0, 2 templates
+        ([0.0, 0.0, 0.0, 0.0], ["a", "a", "b", "b"], UNIT),  # all at the bound
+        ([-1.0, -0.9, -1.0, 0.2], ["a", "a", "b", "b"], DIFFERENCE),  # differences
+        ([0.9, 1.0, 0.0, 1.0], ["a", "b", "c", "d"], UNIT),  # one scene per template
+    ],
+)
+def test_intervals_stay_in_the_metric_range(
+    values: list[float], templates: list[str], bounds: tuple[float, float]
+) -> None:
+    estimate = clustered_mean_ci(values, templates, bounds)
+    low, high = bounds
+    assert low <= estimate.low <= estimate.mean <= estimate.high <= high
+    naive_t = cluster_fit(values, templates).interval()
+    if naive_t.low < low or naive_t.high > high:  # where the t interval leaves the range
+        assert estimate.low >= low and estimate.high <= high
+    if values == [0.0] * 4:  # no spread at a bound: still an interval, not a point
+        assert estimate.high > 0
+
+
+def test_one_template_is_undefined_and_few_are_flagged() -> None:
     assert clustered_mean_ci([*VALUES, math.nan], [*TEMPLATES, "9"]).clusters == 3
     alone = clustered_mean_ci([0.0, 1.0], ["1", "1"])
-    assert alone.mean == 0.5 and math.isnan(alone.low) and alone.clusters == 1
+    assert alone.mean == 0.5 and math.isnan(alone.low) and math.isnan(alone.high)
+    assert alone.caveat == "undefined (1 template)"
+    many = clustered_mean_ci([0.2, 0.4] * MIN_TEMPLATES, [str(i // 2) for i in range(10)])
+    assert many.clusters == MIN_TEMPLATES and many.caveat == ""
+    assert cell(alone) == "50.0 undefined (1 template)"
+    assert cell(clustered_mean_ci(VALUES, TEMPLATES)).endswith(", too few templates (3)")
 
 
 def test_psi_bootstrap_over_templates_hand_computed() -> None:

@@ -10,6 +10,7 @@ Exit status: 0 success (compare: no significant regression), 1 compare found a r
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -116,7 +117,12 @@ def _compare_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         help="one-sided regression test (default: t)",
     )
     parser.add_argument(
-        "--allow-mixed", action="store_true", help="compare runs made with different settings"
+        "--allow-mixed",
+        action="store_true",
+        help="compare runs whose dataset, protocol, seed, judge panel, cast or pairing differ",
+    )
+    parser.add_argument(
+        "--allow-task-change", action="store_true", help="compare runs of different tasks"
     )
     parser.add_argument(
         "--allow-incomplete",
@@ -289,6 +295,7 @@ def run_compare(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         test=args.test,
         allow_mixed=args.allow_mixed,
+        allow_task_change=args.allow_task_change,
         allow_incomplete=args.allow_incomplete,
         scorer=args.scorer,
         prefer_newest=args.prefer_newest,
@@ -304,6 +311,15 @@ def run_compare(args: argparse.Namespace) -> int:
         print(f"Note: {note}")
     if args.csv is not None:
         comparison_frame(comparison).to_csv(args.csv, index=False)
+    untested = [r.metric for r in comparison.results if math.isnan(r.result.p_regression)]
+    if untested and not args.allow_incomplete:
+        print(
+            f"UNTESTED: {', '.join(untested)} (no regression test: fewer than 2 templates or "
+            "pairs). The gate cannot pass on them: evaluate more templates, or pass "
+            "--allow-incomplete.",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
     failed = [r.metric for r in comparison.results if r.regression]
     if failed:
         print(

@@ -27,7 +27,7 @@ from .plots import (
 from .render import Section, cell, flat, frame_markdown, long_flat, markdown, wide
 from .repeated import repeated_section
 from .sensitivity import ALPHA, DEFAULT_METRIC, Sensitivity, profile_sensitivity
-from .stats import Estimate
+from .stats import MIN_TEMPLATES, Estimate
 from .table_two import script_prediction_section
 from .usage import calls_of, run_usage, table_one_notes, usage_section
 from .variance import variance_section
@@ -205,18 +205,26 @@ def table_one_section(inputs: Inputs) -> Content:
             "n MCQ scenes": [_n(r, "mcq_accuracy") for r in table.itertuples()],
             "n templates (goal PSI)": [_n(r, "goal_psi") for r in table.itertuples()],
             "n blind scenes": [_n(r, "blind_mcq_accuracy") for r in table.itertuples()],
+            "n conversations": list(table["conversations"]),
+            "n blind conversations": list(table["blind_conversations"]),
         },
         index=table.index,
     )
-    shown = pd.concat([table, counts], axis=1)
+    shown = pd.concat(
+        [table.drop(columns=["conversations", "blind_conversations"]), counts], axis=1
+    )
     # Columns no run has a value for (e.g. MCQ columns of a goal-only report) are not shown.
     shown = shown[[c for c in shown.columns if c == "kind" or _filled(shown[c])]]
     text = (
-        "## Table 1: overall performance\n\nScores in %, mean ± 95% CI half-width over scenes "
-        "(epochs averaged first), the interval clustered by template (cluster-robust SE, t on "
-        "templates − 1 degrees of freedom). PSI: mean over templates of the per-template std of "
-        "the scene scores (goal PSI on judge majority) ± the half-width of a 95% percentile "
-        "bootstrap over templates; templates with fewer than 2 scored scenes are skipped.\n\n"
+        "## Table 1: overall performance\n\nScores in %, mean [95% CI] over scenes: each scene "
+        "counts once, its conversations (epochs, and the same scene in several logs of the row) "
+        "averaged first. The interval stays in the score's range and is clustered by template "
+        "(Wilson interval at the clustered effective sample size, t on templates − 1 degrees of "
+        f"freedom); below {MIN_TEMPLATES} templates it says so, with 1 template it is undefined. "
+        "PSI: mean over templates of the per-template std of the scene scores (goal PSI on judge "
+        "majority) [95% percentile bootstrap over templates]; templates with fewer than 2 scored "
+        "scenes are skipped. n scenes and n conversations count the row's units and the "
+        "conversations pooled into them.\n\n"
         + frame_markdown(shown, "Model / sender × receiver", with_n=False, headers=HEADERS)
     )
     panels = [
@@ -326,7 +334,7 @@ def _breakdown(frame: pd.DataFrame, spec: Breakdown, report: Report, why: str) -
     )
     table = wide(frame, spec.by, primary)
     return (
-        f"## {spec.title}\n\n{HEADERS.get(primary, primary)} in %, mean ± 95% CI clustered by "
+        f"## {spec.title}\n\n{HEADERS.get(primary, primary)} in %, mean [95% CI] clustered by "
         f"template (n); all metrics in `{spec.name}.csv`.\n\n"
         + frame_markdown(table, spec.label, headers=HEADERS)
         + figure
@@ -401,7 +409,7 @@ def pairs_section(inputs: Inputs) -> Content:
     if not variants:
         return Absent("no agentsense/pairwise log among the inputs")
     parts = [
-        "## Sender × receiver (Figs. 5a, 7, 8)\n\nJudge majority in %, mean ± 95% CI clustered "
+        "## Sender × receiver (Figs. 5a, 7, 8)\n\nJudge majority in %, mean [95% CI] clustered "
         "by template (n scenes)."
     ]
     for k, variant in enumerate(variants):
@@ -447,7 +455,7 @@ def attack_section(inputs: Inputs) -> Content:
         "## Attacker and defender (§5.2, Fig. 5b)\n\n"
         "Attack: MCQ accuracy of the model's characters. "
         "Defence: 1 − accuracy of the MCQs about its characters' secrets (target rule in "
-        "docs/analysis.md). In %, mean ± 95% CI clustered by template (n questions).\n\n"
+        "docs/analysis.md). In %, mean [95% CI] clustered by template (n questions).\n\n"
         + frame_markdown(table, "Model", headers=HEADERS)
         + figure
     )
@@ -505,23 +513,26 @@ def labelling_section(inputs: Inputs) -> Content:
     return (
         "## Labelling: agreement with the dataset's labels\n\nShare of scenario types, goal "
         "categories and sender/receiver roles the labeller gave as the records have them, in %, "
-        "mean ± 95% CI (n scenes with that label). Export the labels with `agentsense labels LOG "
+        "mean [95% CI] (n scenes with that label). Export the labels with `agentsense labels LOG "
         "--out labels.json` and pass `--labels labels.json`.\n\n"
         + frame_markdown(table, "Labeller", headers=HEADERS)
     )
 
 
-STATISTICS = """## Statistics
+STATISTICS = f"""## Statistics
 
 - Intervals are 95% and **clustered by template**: the scenes of one template share background,
-  goals and questions, so they are not independent. A mean's interval is mean ± t(C − 1) · SE,
-  with the cluster-robust SE (statsmodels OLS on a constant, `cov_type="cluster"` by
-  `template_id`, correction C/(C − 1)) and C the number of templates: the same numbers as the
-  log's `stderr` / `ci_lower` / `ci_upper`. n counts the units (scenes for scene scores, goals
-  for goal categories, questions for attack/defence); epochs of a unit are averaged first. A
-  level with a single template has no interval. The naive intervals (units independent) are in
-  the Uncertainty section, for comparison.
-- PSI ± a 95% percentile bootstrap over templates (whole templates resampled with replacement,
+  goals and questions, so they are not independent. A mean's interval never leaves the metric's
+  range ([0, 1] for scores, [−1, 1] for differences): it is the Wilson interval at the
+  Korn–Graubard effective sample size p(1 − p)/v, with v the cluster-robust variance of the mean
+  (statsmodels OLS on a constant, `cov_type="cluster"` by `template_id`, correction C/(C − 1))
+  and a t critical value on C − 1 degrees of freedom, C the number of templates. Inside the range
+  it equals mean ± t(C − 1) · SE. Below {MIN_TEMPLATES} templates a cell says "too few
+  templates (k)"; with 1 template the interval is "undefined (1 template)". n counts the units
+  (scenes for scene scores, goals for goal categories, questions for attack/defence); a scene
+  counts once per row, its conversations (epochs, and the same scene in several logs of the row)
+  averaged first. The naive intervals (units independent) are in the Uncertainty section.
+- PSI [95% percentile bootstrap] over templates (whole templates resampled with replacement,
   2000 resamples, fixed seed); PSI skips templates with fewer than 2 scored scenes (an
   official-mode log's own PSI metric is NaN then, as in the official code).
 - Judge agreement: Fleiss' κ (statsmodels), Krippendorff's α (krippendorff), Cohen's κ

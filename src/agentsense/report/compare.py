@@ -15,13 +15,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from .comparable import ALLOW_MIXED, ALLOW_TASK, differences
 from .errors import ReportError
 from .loading import SCENE_METRICS, load_scores, records
 from .render import markdown
-from .settings import dataset_family, varying
 from .stats import Paired, Test, min_detectable_difference, paired
 
 DEFAULT_METRICS = ("judge_majority", "mcq_accuracy", "blind_mcq_accuracy")
@@ -35,6 +36,7 @@ class CompareOptions:
     alpha: float = 0.05
     test: Test = "t"
     allow_mixed: bool = False
+    allow_task_change: bool = False
     allow_incomplete: bool = False
     scorer: str | None = None
     prefer_newest: bool = False
@@ -78,20 +80,24 @@ def side(
     return scenes.set_index(KEY), evals, [f"{name}: {note}" for note in notes]
 
 
-def check_same_settings(base: pd.DataFrame, new: pd.DataFrame, allow_mixed: bool) -> list[str]:
-    both = pd.concat([base, new], ignore_index=True)
-    both["dataset_family"] = [dataset_family(str(d)) for d in both["dataset"]]
-    differ = varying(both)
-    if differ and not allow_mixed:
+def check_comparable(
+    base_run: dict[str, Any],
+    new_run: dict[str, Any],
+    base: pd.DataFrame,
+    new: pd.DataFrame,
+    options: CompareOptions,
+) -> list[str]:
+    """Refuse runs that differ in more than the model (one line per difference, naming the flag
+    that overrides it); with the flag, the difference becomes a note."""
+    found = differences(base_run, new_run, base, new)
+    allowed = {ALLOW_TASK: options.allow_task_change, ALLOW_MIXED: options.allow_mixed}
+    refused = [d for d in found if not allowed[d.flag]]
+    if refused:
         raise ReportError(
-            f"BASE and NEW were run with different settings ({', '.join(differ)}), so their "
-            "scores are not comparable. Pass --allow-mixed to compare anyway."
+            "BASE and NEW differ in more than the model, so a paired test would not measure a "
+            "regression:\n" + "\n".join(d.line() for d in refused)
         )
-    notes = [f"settings differ: {', '.join(differ)}"] if differ else []
-    rounds = sorted({int(r) for r in both["rounds"].dropna()})
-    if len(rounds) > 1:  # allowed: comparing conversation lengths is a legitimate question
-        notes.append(f"max_messages differs between the runs: {', '.join(map(str, rounds))}")
-    return notes
+    return [f"compared although they differ: {d.line().strip()[2:]}" for d in found]
 
 
 def chosen_metrics(base: pd.DataFrame, new: pd.DataFrame, asked: Sequence[str]) -> list[str]:
@@ -99,6 +105,15 @@ def chosen_metrics(base: pd.DataFrame, new: pd.DataFrame, asked: Sequence[str]) 
         return metric in frame.columns and bool(frame[metric].notna().any())
 
     shared = [m for m in SCENE_METRICS if scored(base, m) and scored(new, m)]
+    if not shared:
+        listed = [
+            ", ".join(m for m in SCENE_METRICS if scored(frame, m)) or "none"
+            for frame in (base, new)
+        ]
+        raise ReportError(
+            f"These runs share no metric (BASE scores {listed[0]}; NEW scores {listed[1]}): "
+            "there is nothing to compare."
+        )
     if asked:
         missing = [m for m in asked if m not in shared]
         if missing:
@@ -154,7 +169,9 @@ def compare(
     base, base_runs, base_notes = side(base_inputs, "BASE", options)
     new, new_runs, new_notes = side(new_inputs, "NEW", options)
     notes = base_notes + new_notes
-    notes += check_same_settings(base_runs, new_runs, options.allow_mixed)
+    metrics = chosen_metrics(base, new, options.metrics)
+    (base_run,), (new_run,) = records(base_runs), records(new_runs)
+    notes += check_comparable(base_run, new_run, base, new, options)
     if not options.allow_incomplete:
         check_complete(base, new, {"BASE": base_runs, "NEW": new_runs})
     shared = base.index.intersection(new.index)
@@ -162,7 +179,7 @@ def compare(
         raise ReportError("BASE and NEW have no sample (id, epoch) in common: nothing to pair.")
     results = []
     clusters = templates(base.loc[shared])
-    for metric in chosen_metrics(base, new, options.metrics):
+    for metric in metrics:
         b, w = base.loc[shared, metric].astype(float), new.loc[shared, metric].astype(float)
         result = paired(list(b), list(w), options.max_drop, options.test, clusters)
         regression = result.p_regression < options.alpha  # NaN (too few pairs) never regresses
@@ -202,8 +219,14 @@ def comparison_table(comparison: Comparison, options: CompareOptions) -> str:
     rows = []
     for item in comparison.results:
         r = item.result
-        interval = f"{r.diff.mean:+.3f} [{r.diff.low:+.3f}, {r.diff.high:+.3f}]"
+        interval = f"{r.diff.mean:+.3f}"
+        if not math.isnan(r.diff.half_width):
+            interval += f" [{r.diff.low:+.3f}, {r.diff.high:+.3f}]"
+        if r.diff.caveat:
+            interval += f" {r.diff.caveat}"
         verdict = "REGRESSION" if item.regression else "ok"
+        if math.isnan(r.p_regression):
+            verdict = "untested: " + (r.diff.caveat or "fewer than 2 pairs")
         rows.append(
             [
                 item.metric,

@@ -1,7 +1,12 @@
-"""The analysis units of a report, one row per unit, epochs averaged.
+"""The analysis units of a report, one row per unit, its conversations pooled.
 
-Repeated measurements of one unit (epochs, or the same scene in two logs of one group) are
-averaged first, so a confidence interval counts each scene (or goal, or question) once:
+The unit of a row of Table 1 (a group: one model, or one sender x receiver pair, and its
+settings) is the scene. Every conversation of a scene in the group's runs counts as one more
+measurement of it, like an epoch: the epochs of one run, and the same scene in a `full` and a
+`goal` log of the same model (or in two pieces of one run), are averaged into one scene value
+per metric, each metric over the conversations that scored it. So a scene counts once in every
+mean, interval and `n`, whichever logs cover it; `conversations` says how many were pooled.
+Intervals are then clustered by the scene's template (docs/analysis.md, "Unit of analysis"):
 
 - scenes: one row per (group, scene);
 - goals: one row per (group, scene, character, goal);
@@ -21,6 +26,8 @@ from .settings import label_runs
 
 RUN_COLUMNS = ["log", "group", "family", "variant", "kind", "task", "model", "sender", "receiver"]
 SCENE_ATTRIBUTES = ["template_id", "scenario_type", "n_characters", "rounds"]
+# Column of the scene units: how many conversations (run, epoch) were pooled into the scene.
+CONVERSATIONS = "conversations"
 
 
 @dataclass
@@ -60,19 +67,23 @@ def judge_columns(scenes: pd.DataFrame) -> list[str]:
 
 
 def scene_units(scenes: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
+    """One row per (group, scene); not per task: a `goal` and a `full` run of one model pool."""
     keys = [
         "group",
         "family",
         "variant",
         "kind",
-        "task",
         "model",
         "sender",
         "receiver",
         "id",
         *SCENE_ATTRIBUTES,
     ]
-    return _average(scenes, keys, metrics)
+    units = _average(scenes, keys, metrics)
+    if not units.empty:
+        counts = scenes.groupby(keys, dropna=False, sort=True).size().rename(CONVERSATIONS)
+        units = units.merge(counts.reset_index(), on=keys, how="left")
+    return units
 
 
 def goal_units(goals: pd.DataFrame) -> pd.DataFrame:
@@ -117,7 +128,6 @@ def question_units(mcqs: pd.DataFrame) -> pd.DataFrame:
         "family",
         "variant",
         "kind",
-        "task",
         "id",
         "template_id",
         "asker",

@@ -384,15 +384,52 @@ def score_values(scores: Any) -> dict[str, Any]:
     return {name: score["value"] for name, score in dict(scores).items()}
 
 
+# The score metadata compare checks (who played, who judged); the rest is not read there.
+SETUP_KEYS = ("judges", "cast", "roles")
+
+
+def score_setups(scores: Any) -> dict[str, Any]:
+    """A sample's `scores` -> {scorer: value, "<scorer>_metadata": JSON of its SETUP_KEYS}."""
+    setups = {
+        f"{name}_metadata": json.dumps(
+            {key: (score.get("metadata") or {}).get(key) for key in SETUP_KEYS}
+        )
+        for name, score in dict(scores).items()
+    }
+    return {**score_values(scores), **setups}
+
+
 _SCORE_COLUMNS = [
     SampleColumn("id", path="id", required=True, type=str),
     SampleColumn("epoch", path="epoch", required=True),
     SampleColumn("error", path="error", default=""),
-    SampleColumn("score_*", path="scores", value=score_values),
+    SampleColumn("score_*", path="scores", value=score_setups),
     # The cluster of compare's clustered intervals (sample summaries keep scalar metadata).
     SampleColumn("template_id", path="metadata.template_id", default=None),
 ]
 JUDGED_TASKS = ("goal", "full", "pairwise")
+EVALUATED = "<evaluated model>"
+
+
+def panel(metadata: Mapping[str, Any]) -> str:
+    """The judge panel named in a score's metadata ("" when no judge scored it)."""
+    judges = metadata.get("judges")
+    return ", ".join(map(str, judges.values())) if isinstance(judges, dict) else ""
+
+
+def setup(metadata: Mapping[str, Any], model: str) -> dict[str, str]:
+    """How a sample was played and judged, from its score metadata: the judge panel, the cast
+    (character -> model, the evaluated model named as such, so two models' runs compare) and the
+    pairing (character -> sender / receiver / character)."""
+    cast = {
+        str(name): EVALUATED if played == model else str(played)
+        for name, played in (metadata.get("cast") or {}).items()
+    }
+    return {
+        "judges": panel(metadata),
+        "cast": json.dumps(cast, sort_keys=True),
+        "pairing": json.dumps(metadata.get("roles") or {}, sort_keys=True, default=str),
+    }
 
 
 # --- one log -----------------------------------------------------------------------------------
@@ -456,6 +493,9 @@ def _read_log(path: str, scorer: str | None, full: bool) -> LogData | str:
             log.skipped += 1
             continue
         key = (str(row["id"]), int(row["epoch"]))
+        if run["task"] in JUDGED_TASKS and isinstance(metadata.get("judges"), dict):
+            # The panel that scored (re-judging with `inspect score` keeps the log's roles).
+            run["judges"] = panel(metadata)
         if not full:
             scene = {name: _float(values[name]) for name in SCORE_KEYS if name in values}
             template = row.get("template_id")
@@ -466,6 +506,7 @@ def _read_log(path: str, scorer: str | None, full: bool) -> LogData | str:
                     "epoch": key[1],
                     "template_id": None if template is None else str(template),
                     **scene,
+                    **setup(metadata, run["model"]),
                 }
             )
             log.signatures[key] = signature(values)
@@ -481,9 +522,6 @@ def _read_log(path: str, scorer: str | None, full: bool) -> LogData | str:
         log.rows["answers"].extend(
             answer_rows(context.scene, context.metadata.get("goal_answers") or [], context.key)
         )
-        if run["task"] in JUDGED_TASKS and isinstance(metadata.get("judges"), dict):
-            # The panel that scored (re-judging with `inspect score` keeps the log's roles).
-            run["judges"] = ", ".join(map(str, metadata["judges"].values()))
     log.run = {**run, "scoring": log.run["scoring"]}
     return log
 

@@ -22,7 +22,8 @@ class Section:
 
 
 def cell(value: object, percent: bool = True, with_n: bool = False) -> str:
-    """`mean ± half-width` (× 100 when `percent`), `(n=..)` if asked; a dash for no value."""
+    """`mean [low, high]` (× 100 when `percent`) with its caveat ("undefined (1 template)", "too
+    few templates (k)"), `(n=..)` if asked; a dash for no value."""
     if not isinstance(value, Estimate):
         return (
             DASH
@@ -34,8 +35,11 @@ def cell(value: object, percent: bool = True, with_n: bool = False) -> str:
     scale = 100.0 if percent else 1.0
     digits = 1 if percent else 3
     text = f"{value.mean * scale:.{digits}f}"
+    # The interval is asymmetric near the ends of the range: its bounds, not a ± half-width.
     if not math.isnan(value.half_width):
-        text += f" ± {value.half_width * scale:.{digits}f}"
+        text += f" [{value.low * scale:.{digits}f}, {value.high * scale:.{digits}f}]"
+    if value.caveat:
+        text += f", {value.caveat}" if value.caveat.startswith("too") else f" {value.caveat}"
     return text + (f" (n={value.n})" if with_n else "")
 
 

@@ -1,21 +1,29 @@
-"""The statistics of reports and comparisons (scipy).
+"""The statistics of reports and comparisons (scipy, statsmodels, Inspect's `ci_wilson`).
 
-- Confidence intervals are two-sided Student-t intervals for a mean:
-  mean ± t(1 - (1 - level) / 2, n - 1) · sd / √n, with the sample sd (ddof=1). n < 2 gives no
-  interval (NaN bounds). The t interval is exact for normal data and close to it for means of
-  bounded scores at the sample sizes of AgentSense (hundreds of scenes).
-- Paired comparisons use the per-pair differences d = new - base: a t interval for the mean of d,
-  the two-sided paired t-test (`scipy.stats.ttest_rel`), the Wilcoxon signed-rank test
+- Intervals of means respect the metric's range: scores are proportions in [0, 1], paired
+  differences and self - judge gaps lie in [-1, 1] (mapped onto [0, 1] by (d + 1) / 2 first).
+  A mean's 95% interval is the Wilson score interval at the Korn-Graubard effective sample size
+  n* = p(1 - p) / v, v the template-clustered variance of the mean (cluster-robust, correction
+  C/(C - 1)), with a Student-t critical value on C - 1 degrees of freedom (Korn & Graubard 1998,
+  Survey Methodology 24:193-201; Franco, Little, Louis & Slud 2019, J. Survey Statistics and
+  Methodology 7:334-364, who found this df-adjusted Wilson interval keeps its coverage with few
+  clusters, where the t interval leaves [0, 1] and the cluster bootstrap undercovers). Inside
+  the range it is the clustered t interval; near 0 or 1 it bends to stay inside. Unlike
+  Inspect's `ci_wilson`, n* is not capped at n: a scene score averages several answers, so its
+  variance is well below p(1 - p) and the cap (meant for 0/1 data) would widen every interval
+  about threefold. Fewer than 2 templates: no interval ("undefined (1 template)"); fewer than
+  MIN_TEMPLATES: the interval is shown with "too few templates (k)".
+- Paired comparisons use the per-pair differences d = new - base: the interval above for the
+  mean of d, the two-sided paired t-test (`scipy.stats.ttest_rel`), the Wilcoxon signed-rank test
   (`scipy.stats.wilcoxon`), and the one-sided test that decides a regression:
   H0: mean(d) >= -max_drop against H1: mean(d) < -max_drop, i.e. a one-sample t-test (or Wilcoxon)
   of d + max_drop with `alternative="less"`.
-- Clustered intervals (scenes of one template are not independent): the cluster-robust standard
+- Clustered tests (scenes of one template are not independent): the cluster-robust standard
   error of the mean (statsmodels OLS on a constant, `cov_type="cluster"` by template, with the
-  finite-cluster correction C/(C-1)) and a t interval with C - 1 degrees of freedom, C = number of
-  templates; the same numbers as Inspect's `stderr(cluster=...)` / `ci(cluster=...)` in the log.
-  Paired differences are clustered the same way (by the template of the scene pair).
+  finite-cluster correction C/(C-1)) and t with C - 1 degrees of freedom, C = number of
+  templates. Paired differences are clustered the same way (by the template of the scene pair).
 - PSI intervals: a percentile bootstrap over templates (whole templates resampled with
-  replacement, `scipy.stats.bootstrap`, fixed seed).
+  replacement, `scipy.stats.bootstrap`, fixed seed); PSI is a mean of stds, so never below 0.
 - Power: the minimum detectable difference of the one-sided regression test at `alpha` with 80%
   power (`statsmodels.stats.power.TTestPower`, noncentral t with C - 1 degrees of freedom), in
   score units: effect size x clustered SE x sqrt(C).
@@ -38,6 +46,14 @@ from scipy import stats as sps
 from statsmodels.stats.power import TTestPower
 
 CONFIDENCE = 0.95
+# Below this many templates an interval is shown with "too few templates (k)": with C - 1 < 4
+# degrees of freedom the interval rests on very few independent units.
+MIN_TEMPLATES = 5
+Bounds = tuple[float, float]
+# A clustered variance this small is float noise of identical values.
+NO_SPREAD = 1e-15
+UNIT: Bounds = (0.0, 1.0)  # scores: proportions
+DIFFERENCE: Bounds = (-1.0, 1.0)  # a difference of two scores
 POWER = 0.8
 BOOTSTRAP_RESAMPLES = 2000
 Test = Literal["t", "wilcoxon"]
@@ -56,6 +72,17 @@ class Estimate:
     @property
     def half_width(self) -> float:
         return (self.high - self.low) / 2
+
+    @property
+    def caveat(self) -> str:
+        """Why the interval is missing or weak ("" when it is fine)."""
+        if self.n == 0 or self.clusters is None:
+            return ""
+        if self.clusters < 2:
+            return f"undefined ({self.clusters} template{'' if self.clusters == 1 else 's'})"
+        if self.clusters < MIN_TEMPLATES:
+            return f"too few templates ({self.clusters})"
+        return ""
 
 
 def _finite(values: Sequence[float]) -> np.ndarray:
@@ -80,6 +107,57 @@ def mean_ci(values: Sequence[float], level: float = CONFIDENCE) -> Estimate:
         return Estimate(mean, math.nan, math.nan, n)
     half = float(sps.t.ppf(1 - (1 - level) / 2, n - 1)) * float(data.std(ddof=1)) / math.sqrt(n)
     return Estimate(mean, mean - half, mean + half, n)
+
+
+def wilson_interval(p: float, variance: float, n: int, critical: float) -> tuple[float, float]:
+    """Wilson score interval of a mean p in [0, 1] whose variance is `variance`: the score
+    interval at the effective sample size n* = p(1 - p) / variance (quasi-binomial: the
+    dispersion estimated from the data, so bounded non-binary scores are neither over- nor
+    under-covered). With p at 0 or 1 n* cannot be estimated and n is used; with no spread
+    inside the range the interval is the point."""
+    if not 0.0 < p < 1.0:
+        size = float(n)  # all at a bound: no spread to estimate n* from
+    elif variance <= NO_SPREAD:
+        return p, p  # no spread inside the range: the point, as the t interval gives
+    else:
+        size = p * (1.0 - p) / variance
+    square = critical * critical / size
+    center = (p + square / 2.0) / (1.0 + square)
+    half = critical * math.sqrt(p * (1.0 - p) / size + square / (4.0 * size)) / (1.0 + square)
+    return max(0.0, center - half), min(1.0, center + half)
+
+
+def bounded_mean_ci(
+    values: Sequence[float],
+    clusters: Sequence[object] | None = None,
+    bounds: Bounds = UNIT,
+    level: float = CONFIDENCE,
+) -> Estimate:
+    """Mean of the non-NaN values and its interval inside `bounds`: the Wilson interval at the
+    Korn-Graubard effective sample size, the variance clustered by `clusters` (t on C - 1 df);
+    without clusters, the scene-level variance (t on n - 1 df). Fewer than 2 clusters (or
+    values): no interval."""
+    data = np.asarray(values, dtype=float)
+    keep = ~np.isnan(data)
+    groups = None if clusters is None else [c for c, k in zip(clusters, keep, strict=True) if k]
+    data = data[keep]
+    low, high = bounds
+    unit = np.clip((data - low) / (high - low), 0.0, 1.0)  # clip: float noise only
+    n = int(unit.size)
+    if groups is None:
+        count, variance, df = None, (float(unit.var(ddof=1)) / n if n > 1 else math.nan), n - 1
+    else:
+        fit = cluster_fit(list(unit), groups)
+        count, variance, df = fit.clusters, fit.se**2, fit.clusters - 1
+    if n == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0, count)
+    mean = float(data.mean())
+    if df < 1 or not math.isfinite(variance):
+        return Estimate(mean, math.nan, math.nan, n, count)
+    critical = float(sps.t.ppf(1 - (1 - level) / 2, df))
+    lower, upper = wilson_interval(float(unit.mean()), variance, n, critical)
+    scale = high - low
+    return Estimate(mean, min(mean, low + lower * scale), max(mean, low + upper * scale), n, count)
 
 
 @dataclass(frozen=True)
@@ -129,7 +207,7 @@ def _clustered_tests(
 ) -> tuple[Estimate, float, float]:
     """Clustered interval of mean(d), two-sided p of mean(d) = 0, one-sided p of a regression."""
     fit = cluster_fit(list(diffs), clusters)
-    interval = fit.interval()
+    interval = bounded_mean_ci(list(diffs), clusters, DIFFERENCE)
     if fit.clusters < 2 or not math.isfinite(fit.se):
         return interval, math.nan, math.nan
     df = fit.clusters - 1
@@ -156,7 +234,8 @@ def paired(
     b, w = b[keep], w[keep]
     diffs = w - b
     p_t, p_w = _two_sided(diffs, b, w)
-    diff, p_regression = mean_ci(list(diffs)), regression_p(diffs, max_drop, test)
+    diff = bounded_mean_ci(list(diffs), None, DIFFERENCE)
+    p_regression = regression_p(diffs, max_drop, test)
     if clusters is not None:
         kept = [c for c, k in zip(clusters, keep, strict=True) if k]
         diff, p_t, p_clustered = _clustered_tests(diffs, kept, max_drop)
@@ -231,10 +310,13 @@ def cluster_fit(values: Sequence[float], clusters: Sequence[object]) -> ClusterF
 
 
 def clustered_mean_ci(
-    values: Sequence[float], clusters: Sequence[object], level: float = CONFIDENCE
+    values: Sequence[float],
+    clusters: Sequence[object],
+    bounds: Bounds = UNIT,
+    level: float = CONFIDENCE,
 ) -> Estimate:
-    """Mean and template-clustered t interval (C - 1 degrees of freedom)."""
-    return cluster_fit(values, clusters).interval(level)
+    """Mean and template-clustered interval inside `bounds` (bounded_mean_ci)."""
+    return bounded_mean_ci(values, clusters, bounds, level)
 
 
 def template_bootstrap_ci(

@@ -16,9 +16,17 @@ import pandas as pd
 
 from ..metrics import profile_sensitivity
 from ..metrics import template_stds as template_std_list
-from .frames import Units
+from .frames import CONVERSATIONS, Units
 from .loading import LABEL_METRICS
-from .stats import Estimate, clustered_mean_ci, mean_ci, template_bootstrap_ci
+from .stats import (
+    DIFFERENCE,
+    UNIT,
+    Bounds,
+    Estimate,
+    bounded_mean_ci,
+    mean_ci,
+    template_bootstrap_ci,
+)
 
 GOAL_COLUMNS = ("self", "other")
 PANEL_COLUMNS = ("judge_mean", "judge_majority")
@@ -26,16 +34,22 @@ PSI_METRIC = {"goal_psi": "judge_majority", "mcq_psi": "mcq_accuracy"}
 BREAKDOWN_METRICS = ("self", "other", "judge_majority")
 SCENE_BREAKDOWN_METRICS = (*BREAKDOWN_METRICS, "mcq_accuracy")
 MISSING = "(none)"
+# Columns that are differences of two scores (in [-1, 1]); every other column is a score in [0, 1].
+DIFFERENCES = ("gain_over_blind", "overconfidence")
+
+
+def bounds(column: str) -> Bounds:
+    return DIFFERENCE if column in DIFFERENCES else UNIT
 
 
 def estimate(frame: pd.DataFrame, column: str) -> Estimate:
-    """Mean and 95% CI of a unit column, clustered by template when the units carry one."""
+    """Mean and 95% CI of a unit column inside the column's range, clustered by template when
+    the units carry one (stats.bounded_mean_ci)."""
     if frame.empty or column not in frame.columns:
         return mean_ci([])
     values = list(frame[column].astype(float))
-    if "template_id" in frame.columns:
-        return clustered_mean_ci(values, list(frame["template_id"]))
-    return mean_ci(values)
+    templates = list(frame["template_id"]) if "template_id" in frame.columns else None
+    return bounded_mean_ci(values, templates, bounds(column))
 
 
 def template_stds(scenes: pd.DataFrame, metric: str) -> list[float]:
@@ -92,6 +106,11 @@ def _row(scenes: pd.DataFrame, blind: pd.DataFrame, units: Units) -> dict[str, E
     return row
 
 
+def conversations(scenes: pd.DataFrame) -> int:
+    """The conversations (run, epoch) pooled into these scene units."""
+    return int(scenes[CONVERSATIONS].sum()) if CONVERSATIONS in scenes.columns else 0
+
+
 def table_one(units: Units) -> pd.DataFrame:
     """One row per group (index): Estimate cells and `kind`; blind runs fill their family's row."""
     scenes = units.scenes
@@ -100,15 +119,23 @@ def table_one(units: Units) -> pd.DataFrame:
     rows: dict[str, dict[str, object]] = {}
     for group, frame in real.groupby("group", sort=True):
         family = str(frame["family"].iloc[0])
+        own_blind = blind[blind["family"] == family]
         rows[str(group)] = {
             "kind": frame["kind"].iloc[0],
-            **_row(frame, blind[blind["family"] == family], units),
+            **_row(frame, own_blind, units),
+            "conversations": conversations(frame),
+            "blind_conversations": conversations(own_blind),
         }
     covered = set(real["family"])
     for name, frame in blind.groupby("family", sort=True):
         if name not in covered:
-            rows[str(name)] = {"kind": "blind", **_row(frame.iloc[0:0], frame, units)}
-    columns = ["kind", *table_one_columns(units)]
+            rows[str(name)] = {
+                "kind": "blind",
+                **_row(frame.iloc[0:0], frame, units),
+                "conversations": 0,
+                "blind_conversations": conversations(frame),
+            }
+    columns = ["kind", *table_one_columns(units), "conversations", "blind_conversations"]
     return pd.DataFrame.from_dict(rows, orient="index", columns=columns)
 
 
@@ -270,7 +297,7 @@ def attack_defence(units: Units) -> pd.DataFrame:
 
 
 def _complement(value: Estimate) -> Estimate:
-    return Estimate(1 - value.mean, 1 - value.high, 1 - value.low, value.n)
+    return Estimate(1 - value.mean, 1 - value.high, 1 - value.low, value.n, value.clusters)
 
 
 # --- uncertainty -------------------------------------------------------------------------------
