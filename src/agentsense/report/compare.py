@@ -2,11 +2,13 @@
 
 Each side is one run: a log, or several logs (or folders) of one run configuration, merged by
 the rules of `merge` (disjoint pieces joined, identical duplicates kept once, conflicting ones
-refused). Samples are paired by (sample id, epoch). For each metric, the differences
-d = NEW - BASE of the paired scene scores give a mean with a 95% t interval, a two-sided paired
-t-test and Wilcoxon test, and the one-sided regression test H1: mean(d) < -max_drop
-(stats.regression_p). A metric regresses when that test has p < alpha. Exit status: 0 no
-significant regression, 1 regression, 2 usage or input error.
+refused). Runs that differ in more than the model are refused (`comparable`), as are runs that
+share no metric. Samples are paired by (sample id, epoch). For each metric, the differences
+d = NEW - BASE of the paired scene scores give a mean with a 95% interval inside [-1, 1]
+clustered by template, a two-sided paired t-test and Wilcoxon test, and the one-sided
+regression test H1: mean(d) < -max_drop (stats.regression_p). A metric regresses when that test
+has p < alpha; a metric with fewer than 2 templates is untested. Exit status: 0 no significant
+regression, 1 regression, 2 usage or input error (and untested metrics, unless allowed).
 """
 
 from __future__ import annotations
