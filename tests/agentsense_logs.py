@@ -126,3 +126,39 @@ def rejudged_logs(
         kind: rejudge(path, kind, root / f"{kind}-rejudged.eval")
         for kind, path in kind_logs.items()
     }
+
+
+# --- the logs that are not model runs (the report has a section for each) ------------------------
+
+OTHER_KINDS = ("judge_check", "construct", "gca")
+JUDGE_PANEL = ["standin/yes/always", "standin/keyword/naive", "standin/persona/judge-a"]
+GCA_ROLES = {
+    "next_speaker": "standin/gca/nsp",
+    "environment": "standin/gca/env",
+    "critic": "standin/gca/critic",
+}
+
+
+def run_other_kind(kind: str, log_dir: Path) -> Path:
+    """One log of judge_check (a three-judge panel), construct (a messy builder, so items are
+    dropped) or gca (CoSER's demo scenes), with the stand-in models."""
+    from agentsense.tasks.construct import construct
+    from agentsense.tasks.gca import gca
+    from agentsense.tasks.judge_check import judge_check
+
+    runs: dict[str, Callable[[], tuple[Task, str, dict[str, Any]]]] = {
+        "judge_check": lambda: (judge_check(), "none", {"judge": JUDGE_PANEL}),
+        "construct": lambda: (construct(), "standin/messy/builder", {}),
+        "gca": lambda: (gca(dataset="demo"), "standin/gca/actor", GCA_ROLES),
+    }
+    task, model, roles = runs[kind]()
+    (log,) = eval(task, model=model, model_roles=roles, log_dir=str(log_dir), display="none")
+    assert log.status == "success", log.error
+    return Path(log.location)
+
+
+@pytest.fixture(scope="session")
+def other_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """kind -> one small log of judge_check, construct and gca."""
+    root = tmp_path_factory.mktemp("other-logs")
+    return {kind: run_other_kind(kind, root / kind) for kind in OTHER_KINDS}

@@ -507,7 +507,8 @@ def test_judge_reliability_section(out: Path, log_dir: Path, logs: dict[str, Eva
     answers = goal_answers([logs[A].location])
     assert table.loc[A, "units"] == (answers["kind"] == "judge").sum() / 3
     pairs = pd.read_csv(out / "judge_pairs.csv")
-    square = pairs[pairs["run"] == A].set_index("judge_a")[["judge_1", "judge_2", "judge_3"]]
+    square = pairs[pairs["run"] == A].set_index("judge_a")[JUDGES]  # judges named by model
+    assert list(square.index) == JUDGES
     assert np.allclose(square.to_numpy(), square.to_numpy().T)
     assert np.allclose(np.diag(square.to_numpy()), 1.0)
     shares = pd.read_csv(out / "unreadable.csv")

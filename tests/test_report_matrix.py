@@ -16,7 +16,7 @@ from agentsense.cli import main
 from agentsense.report.build import SECTIONS, ReportOptions, write_report
 from agentsense.report.errors import ReportError
 from agentsense.report.merge import LogData, merge_logs, signature
-from agentsense_logs import AGENT, JUDGES, KINDS, REJUDGE, rejudge, run_kind
+from agentsense_logs import AGENT, JUDGES, KINDS, OTHER_KINDS, REJUDGE, rejudge, run_kind
 
 SUBSETS = [
     frozenset(combo)
@@ -30,9 +30,9 @@ WITH_MCQ = {"full", "info", "pairwise"}
 
 def expected_sections(kinds: frozenset[str]) -> set[str]:
     """The sections whose inputs these kinds provide (all runs share model and scenes)."""
-    scored = bool(kinds - {"labelling"})
+    scored = bool(kinds & set(KINDS) - {"labelling"})
     present = {
-        "Runs": True,
+        "Runs": bool(kinds & set(KINDS)),
         "Table 1": scored,
         "Leakage baseline": "blind" in kinds and bool(kinds & {"full", "info"}),
         "Goal categories": bool(kinds & JUDGED),
@@ -56,6 +56,10 @@ def expected_sections(kinds: frozenset[str]) -> set[str]:
         # (tests/test_report_repeated.py reports on those)
         "Table 2": False,
         "Repeated runs": False,
+        # issue #20: the logs that are not model runs
+        "Judge check": "judge_check" in kinds,
+        "Construction": "construct" in kinds,
+        "GCA": "gca" in kinds,
     }
     return {title for title, shown in present.items() if shown}
 
@@ -93,6 +97,45 @@ def test_report_on_every_subset_of_kinds(
     if "Table 1" in shown:
         table = pd.read_csv(tmp_path / "out" / "table1.csv")
         assert set(table["run"]) >= {AGENT} if kinds & {"full", "goal", "info", "blind"} else True
+
+
+# The logs that are not model runs: each alone, all three, each beside one model run, beside all.
+WITH_OTHERS = [
+    *(frozenset({kind}) for kind in OTHER_KINDS),
+    frozenset(OTHER_KINDS),
+    *(frozenset({kind, run}) for kind in OTHER_KINDS for run in ("full", "labelling")),
+    frozenset(KINDS + OTHER_KINDS),
+]
+
+
+@pytest.mark.parametrize("kinds", WITH_OTHERS, ids=lambda kinds: "+".join(sorted(kinds)))
+def test_report_with_the_logs_that_are_not_model_runs(
+    kinds: frozenset[str],
+    kind_logs: dict[str, Path],
+    other_logs: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    logs = {**kind_logs, **other_logs}
+    out = tmp_path / "out"
+    assert main(["report", *(str(logs[k]) for k in sorted(kinds)), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    report = report_on([logs[k] for k in sorted(kinds)], out)
+    shown = set(report.sections) - {"Notes"}
+    assert shown == expected_sections(kinds)
+    titles = {title for title, _ in SECTIONS}
+    assert set(report.absent) - {"Notes"} == titles - shown - {"Notes"}
+    assert len(report.runs) == len(kinds)  # one line per log, on the console too
+    assert printed.count("Run: ") == len(kinds) and "Traceback" not in printed
+    assert not any("Left out, not logs" in note for note in report.notes)
+    files = {
+        "Judge check": "judge_check.csv",
+        "Construction": "construction.csv",
+        "GCA": "gca.csv",
+    }
+    for title, csv in files.items():
+        assert (title in shown) == (out / csv).exists(), title
+        assert (title in shown) == (f"Left out: {title}:" not in printed)
 
 
 @pytest.mark.parametrize(

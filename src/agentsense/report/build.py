@@ -11,10 +11,15 @@ from pathlib import Path
 import pandas as pd
 
 from . import tables
+from .construction import construction_section
+from .content import Absent, Content
 from .frames import Units, build_units
+from .gca import gca_section
+from .judge_check import judge_check_section
 from .judging import JudgeTables, judge_tables
 from .labels import apply_labels, read_labels
 from .loading import Runs, load_runs, log_paths, records
+from .other_logs import OtherLogs, split_logs
 from .plots import (
     DIFFERENCE_LIMITS,
     SCORE_LIMITS,
@@ -71,13 +76,6 @@ class ReportOptions:
     figures: bool = True
 
 
-@dataclass(frozen=True)
-class Absent:
-    """A section left out, and why (one line in the report and on the console)."""
-
-    reason: str
-
-
 @dataclass
 class Report:
     """What was written, for the CLI summary and for tests."""
@@ -113,9 +111,7 @@ class Inputs:
     options: ReportOptions
     report: Report
     paths: list[str] = field(default_factory=list)  # the log files read (variance, usage)
-
-
-Content = str | Absent
+    others: OtherLogs = field(default_factory=OtherLogs)  # judge_check, construct, gca logs
 
 
 # --- sections ----------------------------------------------------------------------------------
@@ -751,6 +747,22 @@ def human_labels_section(inputs: Inputs) -> Content:
     return agreement_markdown(result)
 
 
+@dataclass(frozen=True)
+class LogSection:
+    """A section of the logs that are not model runs (judge_check, construct, gca): it needs no
+    run, so a report of such logs alone has it."""
+
+    read: Callable[[OtherLogs, Report], Content]
+
+    def __call__(self, inputs: Inputs) -> Content:
+        return self.read(inputs.others, inputs.report)
+
+
+NO_RUN = (
+    "no model run among the inputs (a log of agentsense/full, goal, info, pairwise, blind or "
+    "labelling)"
+)
+
 SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Runs", runs_section),
     ("Notes", notes_section),
@@ -769,11 +781,14 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Profile sensitivity", sensitivity_section),
     ("Judge reliability", reliability_section),
     ("Judges against human labels", human_labels_section),
+    ("Judge check", LogSection(judge_check_section)),
     ("Trivial baselines", baselines_section),
     ("Uncertainty", uncertainty_section),
     ("Variance components", variance_components_section),
     ("Cost and tokens", cost_section),
     ("Labelling", labelling_section),
+    ("Construction", LogSection(construction_section)),
+    ("GCA", LogSection(gca_section)),
     ("Statistics", statistics_section),
 )
 
@@ -795,17 +810,34 @@ def _left_out(absent: dict[str, str]) -> str:
     return "## Left out\n\n" + "\n".join(lines) if lines else ""
 
 
-def write_report(inputs: Sequence[str], options: ReportOptions) -> Report:
-    runs = load_runs(inputs, options.scorer, options.prefer_newest)
-    if options.labels is not None:
-        apply_labels(runs, read_labels(options.labels))
-    units = build_units(runs, options.allow_mixed)
-    (options.out / "figures").mkdir(parents=True, exist_ok=True)
+def _load(
+    inputs: Sequence[str], options: ReportOptions
+) -> tuple[Runs | None, OtherLogs, list[str]]:
+    """The model runs (None: the inputs hold only judge_check, construct or gca logs), the
+    other logs by task, and every log file."""
+    paths = log_paths(inputs)
+    main, others = split_logs(paths)
+    if not others.any:
+        return load_runs(inputs, options.scorer, options.prefer_newest), others, paths
+    if main:
+        # Foreign logs go along, so the report notes them as it always does.
+        runs = load_runs(main + others.foreign, options.scorer, options.prefer_newest)
+        return runs, others, paths
+    return None, others, paths
+
+
+def _sections(
+    runs: Runs | None, others: OtherLogs, paths: list[str], options: ReportOptions
+) -> Report:
     report = Report(options.out, draw=options.figures)
-    given = Inputs(runs, units, options, report, log_paths(inputs))
+    units = build_units(runs, options.allow_mixed) if runs is not None else None
+    given = Inputs(runs, units, options, report, paths, others) if runs and units else None
     parts = ["# AgentSense report"]
     for title, section in SECTIONS:
-        content = section(given)
+        if isinstance(section, LogSection):
+            content = section.read(others, report)
+        else:
+            content = section(given) if given is not None else Absent(NO_RUN)
         if isinstance(content, Absent):
             report.absent[title] = content.reason
         else:
@@ -813,10 +845,25 @@ def write_report(inputs: Sequence[str], options: ReportOptions) -> Report:
             parts.append(content)
     left_out = _left_out(report.absent)
     if left_out:
-        parts.insert(2, left_out)  # after the runs: what this report cannot show, and why
-    report.runs = [run_line(run) for run in records(units.runs)]
-    report.notes = list(runs.notes)
+        # After the runs: what this report cannot show, and why.
+        parts.insert(2 if "Runs" in report.sections else 1, left_out)
+    others_runs = report.runs
+    report.runs = [run_line(run) for run in records(units.runs)] if units is not None else []
+    report.runs += others_runs
+    report.notes = list(runs.notes) if runs is not None else []
+    if others.foreign and runs is None:
+        names = ", ".join(Path(path).name for path in others.foreign)
+        report.notes.insert(0, f"Left out, not logs of an AgentSense task: {names}.")
     (options.out / "report.md").write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    return report
+
+
+def write_report(inputs: Sequence[str], options: ReportOptions) -> Report:
+    runs, others, paths = _load(inputs, options)
+    if options.labels is not None and runs is not None:
+        apply_labels(runs, read_labels(options.labels))
+    (options.out / "figures").mkdir(parents=True, exist_ok=True)
+    report = _sections(runs, others, paths, options)
     (options.out / "figures.json").write_text(
         json.dumps(_no_nan([asdict(f) for f in report.figures]), indent=1), encoding="utf-8"
     )

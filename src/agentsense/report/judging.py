@@ -18,7 +18,7 @@ from ..analysis.agreement import (
     panel_agreement,
     unreadable_shares,
 )
-from .loading import records
+from .loading import judge_labels, records
 
 SUMMARY_COLUMNS = [
     "run",
@@ -53,7 +53,7 @@ class JudgeTables:
     by_category: pd.DataFrame  # one row per run and goal category
     judges: pd.DataFrame  # one row per run and judge: model, agreement with majority, unreadable
     askers: pd.DataFrame  # unreadable share of self and other answers, per run
-    pairs: dict[str, pd.DataFrame]  # run -> judges x judges of Cohen's κ (diagonal 1)
+    pairs: dict[str, pd.DataFrame]  # run -> judges x judges (by model) of Cohen's κ (diagonal 1)
 
 
 def _named(frame: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
@@ -98,14 +98,22 @@ def _pair_matrix(part: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(values, index=judges, columns=judges)
 
 
+def _by_model(matrix: pd.DataFrame, log: str, models: dict[tuple[str, str], str]) -> pd.DataFrame:
+    """Judge keys (judge_1, ...) -> their models (numbered when a model sits twice)."""
+    keys = {str(key): models.get((log, str(key))) or str(key) for key in matrix.columns}
+    labels = {key: label.removeprefix("judge: ") for key, label in judge_labels(keys).items()}
+    return matrix.rename(index=labels, columns=labels)
+
+
 def judge_tables(answers: pd.DataFrame, names: dict[str, str]) -> JudgeTables:
     """All reliability tables of the runs in `answers`; `names` maps a log to its run's name."""
     summary = _named(panel_agreement(answers), names)
     by_category = _named(panel_agreement(answers, by_category=True), names)
     unreadable = unreadable_shares(answers)
     askers = _named(unreadable[unreadable["who"].isin(["self", "other"])], names)
+    models = {(str(row["log"]), str(row["who"])): str(row["model"]) for row in records(unreadable)}
     pairs = {
-        names.get(str(log), str(log)): _pair_matrix(part)
+        names.get(str(log), str(log)): _by_model(_pair_matrix(part), str(log), models)
         for log, part in answers.groupby("log", sort=True)
         if judge_matrix(part).shape[1] >= 2
     }

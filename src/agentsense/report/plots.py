@@ -18,6 +18,7 @@ matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
 from .stats import Estimate, as_estimate
@@ -53,36 +54,52 @@ def _short(label: str) -> str:
     return label[:keep] + "…" + label[-keep:]
 
 
+def _interval(value: Estimate | None, limits: tuple[float, float]) -> tuple[float, float] | None:
+    """The 95% CI in %, clipped to the axis range (bounded scores); None when there is none."""
+    if value is None or not value.n or math.isnan(value.low) or math.isnan(value.high):
+        return None
+    return max(limits[0], value.low * PERCENT), min(limits[1], value.high * PERCENT)
+
+
 def _values(
     estimates: list[Estimate | None], limits: tuple[float, float]
-) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """Means and error-bar lengths in %, the interval clipped to the axis range (bounded scores)."""
-    means: list[float] = []
-    errors: list[list[float]] = [[], []]
-    counts: list[int] = []
-    for value in estimates:
-        mean = value.mean * PERCENT if value is not None and value.n else math.nan
-        low = (
-            max(limits[0], value.low * PERCENT)
-            if value is not None and not math.isnan(value.low)
-            else mean
-        )
-        high = (
-            min(limits[1], value.high * PERCENT)
-            if value is not None and not math.isnan(value.high)
-            else mean
-        )
-        means.append(mean)
-        errors[0].append(max(0.0, mean - low) if not math.isnan(mean) else 0.0)
-        errors[1].append(max(0.0, high - mean) if not math.isnan(mean) else 0.0)
-        counts.append(value.n if value is not None else 0)
-    return np.asarray(means), np.nan_to_num(np.asarray(errors)), counts
+) -> tuple[np.ndarray, list[tuple[float, float] | None], list[int]]:
+    """Means in %, each bar's interval (None: no interval, so no error bar) and n."""
+    means = [
+        value.mean * PERCENT if value is not None and value.n else math.nan for value in estimates
+    ]
+    intervals = [_interval(value, limits) for value in estimates]
+    counts = [value.n if value is not None else 0 for value in estimates]
+    return np.asarray(means), intervals, counts
 
 
-N_FONT = 6  # points
-HORIZONTAL_N = 26.0  # points of bar width an "n=123" label needs to lie flat
+def _error_bars(
+    axes: Any, x: np.ndarray, means: np.ndarray, intervals: list[tuple[float, float] | None]
+) -> None:
+    """Error bars for the bars that have an interval only: no zero-width caps that look certain."""
+    drawn = [k for k, band in enumerate(intervals) if band is not None and not math.isnan(means[k])]
+    if not drawn:
+        return
+    lower = [max(0.0, means[k] - intervals[k][0]) for k in drawn]  # type: ignore[index]
+    upper = [max(0.0, intervals[k][1] - means[k]) for k in drawn]  # type: ignore[index]
+    axes.errorbar(
+        x[drawn],
+        means[drawn],
+        yerr=[lower, upper],
+        fmt="none",
+        ecolor="black",
+        elinewidth=1,
+        capsize=2,
+    )
+
+
+N_FONT = 8  # points
+NO_INTERVAL = "A bar without an error bar has no 95% CI (a single template or scene)."
+CHARACTER_WIDTH = 0.62  # of the font size: a digit of the default sans-serif font
 STACK_ABOVE = 12  # bars per panel beyond which panels are stacked, one per row
 MIN_SLOTS = 3
+CELL_FONT = 8  # points, heat map annotations
+EQUAL_CONTRAST = 0.179  # relative luminance with the same contrast to black and to white
 
 
 @dataclass(frozen=True)
@@ -98,7 +115,7 @@ class Layout:
     @property
     def headroom(self) -> float:
         """Room above the axis range for the n labels, as a fraction of the range."""
-        return 0.1 if self.flat_labels else 0.2
+        return 0.1 if self.flat_labels else 0.3
 
 
 def layout(panels: list[Panel]) -> Layout:
@@ -112,7 +129,17 @@ def layout(panels: list[Panel]) -> Layout:
     # Bar width in points: the axes take about 80% of a panel's width.
     bar_points = width / columns * 72 * 0.8 / bars * 0.8
     rows = len(panels) if stacked else 1
-    return Layout(columns, rows, width, 3.4 * rows + 1.2, bar_points >= HORIZONTAL_N)
+    return Layout(columns, rows, width, 3.4 * rows + 1.2, bar_points >= _label_points(panels))
+
+
+def _label_points(panels: list[Panel]) -> float:
+    """Width in points of the longest `n=` label, with a margin: the bar width it needs to lie
+    flat."""
+    largest = max(
+        (e.n for p in panels for series in p.series.values() for e in series if e is not None),
+        default=0,
+    )
+    return N_FONT * CHARACTER_WIDTH * len(f"n={largest}") + 4
 
 
 def _colours(count: int) -> list[Any]:
@@ -128,25 +155,18 @@ def _draw_panel(
     width = 0.8 / max(1, len(panel.series))
     colours = _colours(len(panel.series))
     for k, (name, estimates) in enumerate(panel.series.items()):
-        means, errors, counts = _values(estimates, limits)
+        means, intervals, counts = _values(estimates, limits)
         offset = positions - 0.4 + width * (k + 0.5)
-        axes.bar(
-            offset,
-            np.nan_to_num(means),
-            width,
-            yerr=errors,
-            capsize=2,
-            label=_short(name),
-            color=colours[k],
-            error_kw={"elinewidth": 1, "ecolor": "black"},
-        )
-        for x, mean, high, n in zip(offset, means, errors[1], counts, strict=True):
+        axes.bar(offset, np.nan_to_num(means), width, label=_short(name), color=colours[k])
+        _error_bars(axes, offset, means, intervals)
+        for x, mean, band, n in zip(offset, means, intervals, counts, strict=True):
             if n and not math.isnan(mean):
                 # n sits above the error bar's top (or above 0 for a negative bar), so the two
                 # never overlap; the axis has headroom above its range for it.
+                top = band[1] if band is not None else mean
                 axes.annotate(
                     f"n={n}",
-                    (x, max(mean + high, 0.0)),
+                    (x, max(top, mean, 0.0)),
                     ha="center",
                     va="bottom",
                     rotation=0 if shape.flat_labels else 90,
@@ -194,6 +214,13 @@ def draw_bars(
     if len(labels) > 1:
         # Outside the panels, on the right; the saved image grows to hold it.
         figure.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=7)
+    if any(
+        e is not None and e.n and _interval(e, limits) is None
+        for p in panels
+        for series in p.series.values()
+        for e in series
+    ):
+        figure.supxlabel(NO_INTERVAL, fontsize=N_FONT)
     figure.suptitle(title, fontsize=11)
     figure.tight_layout()
     return figure
@@ -212,14 +239,32 @@ def bar_figure(
     return FigureRecord(path.name, title, "bars", [_panel_record(p) for p in panels])
 
 
-def heatmap_figure(
-    matrix: pd.DataFrame, title: str, path: Path, rows: str, columns: str
-) -> FigureRecord:
-    """Rows x columns of Estimate cells, coloured by the mean, annotated with mean ± CI and n."""
-    cells = [
+def text_colour(background: Any) -> str:
+    """Black or white, whichever contrasts more with the background: black above the relative
+    luminance (WCAG 2) at which both contrast ratios are equal, (L + 0.05) / 0.05 = 1.05 /
+    (L + 0.05), i.e. L = 0.179."""
+    linear = [
+        c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(background)
+    ]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return "black" if luminance > EQUAL_CONTRAST else "white"
+
+
+def _cell_colour(image: Any, value: float) -> str:
+    """The text colour on the cell of `value` in `image` (no value: the white axes)."""
+    return "black" if math.isnan(value) else text_colour(image.cmap(image.norm(value)))
+
+
+def _cells(matrix: pd.DataFrame) -> list[list[Estimate | None]]:
+    return [
         [as_estimate(matrix.iat[i, j]) for j in range(matrix.shape[1])]
         for i in range(matrix.shape[0])
     ]
+
+
+def draw_heatmap(matrix: pd.DataFrame, title: str, rows: str, columns: str) -> Figure:
+    """The figure of `heatmap_figure`, not saved (tests measure it)."""
+    cells = _cells(matrix)
     means = np.array(
         [[c.mean * PERCENT if c is not None else np.nan for c in row] for row in cells]
     )
@@ -238,8 +283,8 @@ def heatmap_figure(
                     f"{value.mean * PERCENT:.1f}{half}\nn={value.n}",
                     ha="center",
                     va="center",
-                    fontsize=7,
-                    color="white" if value.mean < 0.6 else "black",
+                    fontsize=CELL_FONT,
+                    color=_cell_colour(image, value.mean * PERCENT),
                 )
     axes.set_xticks(
         range(matrix.shape[1]), [_short(str(c)) for c in matrix.columns], rotation=30, ha="right"
@@ -250,8 +295,17 @@ def heatmap_figure(
     axes.set_title(title, fontsize=10)
     figure.colorbar(image, ax=axes, label="%")
     figure.tight_layout()
+    return figure
+
+
+def heatmap_figure(
+    matrix: pd.DataFrame, title: str, path: Path, rows: str, columns: str
+) -> FigureRecord:
+    """Rows x columns of Estimate cells, coloured by the mean, annotated with mean ± CI and n."""
+    figure = draw_heatmap(matrix, title, rows, columns)
     figure.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(figure)
+    cells = _cells(matrix)
     record = {
         "title": title,
         "rows": [str(r) for r in matrix.index],
@@ -261,12 +315,11 @@ def heatmap_figure(
     return FigureRecord(path.name, title, "heatmap", [record])
 
 
-def agreement_heatmaps(matrices: dict[str, pd.DataFrame], title: str, path: Path) -> FigureRecord:
-    """One square of pairwise agreement (Cohen's κ, -1..1) per run, judges on both axes."""
+def draw_agreement(matrices: dict[str, pd.DataFrame], title: str) -> Figure:
+    """The figure of `agreement_heatmaps`, not saved (tests measure it)."""
     count = len(matrices)
     side = max(3.2, 1.1 * max(m.shape[0] for m in matrices.values()) + 1.6)
     figure, axes_list = plt.subplots(1, count, figsize=(side * count + 1.0, side), squeeze=False)
-    records = []
     image = None
     for axes, (run, matrix) in zip(axes_list[0], matrices.items(), strict=True):
         values = matrix.to_numpy(dtype=float)
@@ -274,22 +327,41 @@ def agreement_heatmaps(matrices: dict[str, pd.DataFrame], title: str, path: Path
         for i in range(values.shape[0]):
             for j in range(values.shape[1]):
                 text = "–" if math.isnan(values[i, j]) else f"{values[i, j]:.2f}"
-                axes.text(j, i, text, ha="center", va="center", fontsize=8)
-        labels = [str(c) for c in matrix.columns]
+                axes.text(
+                    j,
+                    i,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize=CELL_FONT,
+                    color=_cell_colour(image, values[i, j]),
+                )
+        labels = [_short(str(c)) for c in matrix.columns]
         axes.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
         axes.set_yticks(range(len(labels)), labels)
         axes.set_title(_short(run), fontsize=9)
-        records.append(
-            {
-                "title": run,
-                "rows": labels,
-                "columns": labels,
-                "cells": [[None if math.isnan(v) else float(v) for v in row] for row in values],
-            }
-        )
     if image is not None:
         figure.colorbar(image, ax=list(axes_list[0]), label="Cohen's κ")
     figure.suptitle(title, fontsize=10)
+    return figure
+
+
+def agreement_heatmaps(matrices: dict[str, pd.DataFrame], title: str, path: Path) -> FigureRecord:
+    """One square of pairwise agreement (Cohen's κ, -1..1) per run, judges (by model) on both
+    axes."""
+    figure = draw_agreement(matrices, title)
     figure.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(figure)
+    records = [
+        {
+            "title": run,
+            "rows": [str(r) for r in matrix.index],
+            "columns": [str(c) for c in matrix.columns],
+            "cells": [
+                [None if math.isnan(v) else float(v) for v in row]
+                for row in matrix.to_numpy(dtype=float)
+            ],
+        }
+        for run, matrix in matrices.items()
+    ]
     return FigureRecord(path.name, title, "heatmap", records)
