@@ -136,6 +136,26 @@ def test_report_with_the_logs_that_are_not_model_runs(
     for title, csv in files.items():
         assert (title in shown) == (out / csv).exists(), title
         assert (title in shown) == (f"Left out: {title}:" not in printed)
+    # With no model run, its sections are left out in one line, not one each.
+    assert printed.count("no model run among the inputs") == (0 if kinds & set(KINDS) else 1)
+
+
+def test_a_foreign_log_beside_a_judge_check_log_is_noted(
+    other_logs: dict[str, Path], tmp_path: Path
+) -> None:
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+
+    (foreign,) = eval(
+        Task(dataset=[Sample(input="hi", target="hi")], name="someone_elses"),
+        model="mockllm/model",
+        log_dir=str(tmp_path / "foreign"),
+        display="none",
+    )
+    report = report_on([other_logs["judge_check"], Path(foreign.location)], tmp_path / "out")
+    assert report.sections == ["Judge check"]
+    (note,) = report.notes
+    assert note.startswith("Left out, not logs of an AgentSense task") and "someone" in note
 
 
 @pytest.mark.parametrize(

@@ -259,9 +259,8 @@ def run_report(args: argparse.Namespace) -> int:
         print(f"Run: {line}")
     for note in report.notes:
         print(f"Note: {note}")
-    for title, why in report.absent.items():
-        if title != "Notes":
-            print(f"Left out: {title}: {why}.")
+    for line in report.left_out():
+        print(f"Left out: {line}")
     print(
         f"Wrote {args.out / 'report.md'}: {len(report.sections)} sections, "
         f"{len(report.tables)} tables, {len(report.figures)} figures."

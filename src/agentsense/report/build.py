@@ -93,6 +93,15 @@ class Report:
         frame.to_csv(self.out / f"{name}.csv", index=False)
         self.tables.append(f"{name}.csv")
 
+    def left_out(self) -> list[str]:
+        """One line per section left out and why; the sections of model runs in one line when
+        there is no model run (a report of judge_check, construct or gca logs alone)."""
+        # "Nothing to note" is not worth a line.
+        absent = {title: why for title, why in self.absent.items() if title != "Notes"}
+        no_run = [title for title, why in absent.items() if why == NO_RUN]
+        lines = [f"{', '.join(no_run)}: {NO_RUN}."] if no_run else []
+        return lines + [f"{title}: {why}." for title, why in absent.items() if why != NO_RUN]
+
     def figure(self, name: str, draw: Callable[[Path], FigureRecord]) -> str:
         """Draw `figures/<name>.png` (unless figures are off); its Markdown image link."""
         if not self.draw:
@@ -804,9 +813,8 @@ def _no_nan(value: object) -> object:
     return value
 
 
-def _left_out(absent: dict[str, str]) -> str:
-    # "Nothing to note" is not worth a line.
-    lines = [f"- {title}: {why}." for title, why in absent.items() if title != "Notes"]
+def _left_out(report: Report) -> str:
+    lines = [f"- {line}" for line in report.left_out()]
     return "## Left out\n\n" + "\n".join(lines) if lines else ""
 
 
@@ -843,7 +851,7 @@ def _sections(
         else:
             report.sections.append(title)
             parts.append(content)
-    left_out = _left_out(report.absent)
+    left_out = _left_out(report)
     if left_out:
         # After the runs: what this report cannot show, and why.
         parts.insert(2 if "Runs" in report.sections else 1, left_out)
