@@ -50,7 +50,7 @@ def expected_sections(kinds: frozenset[str]) -> set[str]:
         "Uncertainty": bool(kinds & CONVERSATION),
         # issue #25
         "Variance components": bool(kinds & CONVERSATION),
-        "Cost and tokens": True,
+        "Cost and tokens": bool(kinds & set(KINDS)),  # the calls of model runs
         "Statistics": scored,
         # issue #23: no kind log is a script-prediction run or has several epochs
         # (tests/test_report_repeated.py reports on those)
