@@ -13,6 +13,7 @@ import pytest
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log, write_eval_log
 
 from agentsense.construction.build import BuildResult
+from agentsense.gca.scorer import KEYS
 from agentsense.report.build import ReportOptions, write_report
 from agentsense.report.construction import COUNTS
 
@@ -94,14 +95,11 @@ def test_judge_check_equals_the_logs_own_metrics(
     table = pd.read_csv(tmp_path / "judge_check.csv").set_index("judge")
     log = read_eval_log(str(other_logs["judge_check"]), header_only=True)
     assert log.results is not None
-    for score in log.results.scores:
-        logged = sorted(m.value for m in score.metrics.values())
-        if score.name.startswith("unreadable_"):
-            assert logged == [table.loc[score.name.removeprefix("unreadable_"), "unreadable"]]
-        else:
-            row = table.loc[score.name]
-            mine = [row[c] for c in ("accuracy", "false_yes_claimed", "false_yes_injected")]
-            assert logged == pytest.approx(sorted([*mine, row["consistency"]]))
+    (score,) = log.results.scores
+    assert len(score.metrics) == 5 * 3  # four rates and the unreadable share, per judge
+    for name, logged in score.metrics.items():
+        rate, n = name.rsplit("_", 1)
+        assert table.loc[f"judge_{n}", rate] == pytest.approx(logged.value), name
     # Named by model, in %, beside the panel's reliability section.
     assert "| standin/keyword/naive | 80 | 63.7 | 25.0 (n=8) |" in markdown
 
@@ -150,10 +148,10 @@ def test_two_scripts_add_up(other_logs: dict[str, Path], tmp_path: Path) -> None
 
 def _gca_values(storyline: float, bleu: float) -> dict[str, float]:
     return {
-        "storyline_consistency": storyline,
-        "anthropomorphism": 100.0,
-        "character_fidelity": 50.0,
-        "storyline_quality": 0.0,
+        KEYS["Storyline Consistency"]: storyline,
+        KEYS["Anthropomorphism"]: 100.0,
+        KEYS["Character Fidelity"]: 50.0,
+        KEYS["Storyline Quality"]: 0.0,
         "average": (storyline + 150.0) / 4,
         "bleu": bleu,
         "rouge_l": 0.5,
@@ -189,10 +187,10 @@ def test_gca_numbers_by_hand(small_gca: Path, tmp_path: Path) -> None:
         "books": 2,
         "unreadable": 1,
         # scene 1: epochs 40 and 60 -> 50; scene 2: 80; scene 3: unreadable, left out
-        "storyline_consistency_mean": (50 + 80) / 2,
-        "storyline_consistency_n": 2,
-        "anthropomorphism_mean": 100.0,
-        "storyline_quality_mean": 0.0,
+        f"{KEYS['Storyline Consistency']}_mean": (50 + 80) / 2,
+        f"{KEYS['Storyline Consistency']}_n": 2,
+        f"{KEYS['Anthropomorphism']}_mean": 100.0,
+        f"{KEYS['Storyline Quality']}_mean": 0.0,
         "average_mean": ((50 + 150) / 4 + (80 + 150) / 4) / 2,
         "average_n": 2,
         "bleu_mean": ((0.1 + 0.3) / 2 + 0.2 + 0.4) / 3,

@@ -27,10 +27,7 @@ TASK = "gca"
 DIMENSIONS = tuple(KEYS.values())
 POINTS = (*DIMENSIONS, "average")  # 0-100 scores; BLEU and ROUGE-L are 0-1
 HEADERS = {
-    "storyline_consistency": "Storyline consistency",
-    "anthropomorphism": "Anthropomorphism",
-    "character_fidelity": "Character fidelity",
-    "storyline_quality": "Storyline quality",
+    **{key: name for name, key in KEYS.items()},
     "average": "Average",
     "bleu": "BLEU",
     "rouge_l": "ROUGE-L",

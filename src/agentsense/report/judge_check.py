@@ -11,20 +11,13 @@ a sample's epochs averaged first (as Inspect's mean reducer) and unreadable verd
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-from inspect_ai.scorer import Metric, SampleScore, Score
+from inspect_ai.scorer import SampleScore, Score
 
 from ..dataset.judge_check import CLAIM_CASES, INJECTION_CASES
-from ..tasks.judge_check import (
-    UNREADABLE,
-    accuracy,
-    consistency,
-    false_yes_claimed,
-    false_yes_injected,
-)
+from ..tasks.judge_check import JUDGE_METRICS, UNREADABLE
 from .content import Absent, Content
 from .other_logs import Item, OtherLogs, items, log_name, nan_mean, read_full
 from .render import markdown
@@ -47,12 +40,6 @@ COLUMNS = [
     "consistency",
     "unreadable",
 ]
-METRICS: dict[str, Callable[[], Metric]] = {
-    "accuracy": accuracy,
-    "false_yes_claimed": false_yes_claimed,
-    "false_yes_injected": false_yes_injected,
-    "consistency": consistency,
-}
 
 
 def _scores(found: list[Item], judge: str) -> list[SampleScore]:
@@ -90,8 +77,8 @@ def judge_rows(path: str) -> list[dict[str, Any]]:
                 "injections": sum(case in INJECTION_CASES for case in cases),
                 "perturbed": sum((s.sample_metadata or {}).get("original") in read for s in scores),
                 **{
-                    name: float(make()(scores)) if scores else math.nan  # type: ignore[arg-type]
-                    for name, make in METRICS.items()
+                    name: rate(scores) if scores else math.nan
+                    for name, rate in JUDGE_METRICS.items()
                 },
                 "unreadable": nan_mean(
                     [item.values.get(UNREADABLE + judge, math.nan) for item in found]
