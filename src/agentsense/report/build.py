@@ -18,7 +18,7 @@ from .gca import gca_section
 from .judge_check import judge_check_section
 from .judging import JudgeTables, judge_tables
 from .labels import apply_labels, read_labels
-from .loading import Runs, load_runs, log_paths, records
+from .loading import READ_TASKS, Runs, load_runs, log_paths, records
 from .other_logs import OtherLogs, split_logs
 from .plots import (
     DIFFERENCE_LIMITS,
@@ -767,10 +767,7 @@ class LogSection:
         return self.read(inputs.others, inputs.report)
 
 
-NO_RUN = (
-    "no model run among the inputs (a log of agentsense/full, goal, info, pairwise, blind or "
-    "labelling)"
-)
+NO_RUN = f"no model run among the inputs (a log of {READ_TASKS})"
 
 SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Runs", runs_section),
