@@ -201,3 +201,4 @@ def test_gca_numbers_by_hand(small_gca: Path, tmp_path: Path) -> None:
         assert row[key] == pytest.approx(value) if isinstance(value, float) else row[key] == value
     assert "| standin/gca/actor | standin/gca/critic | demo | 3 | 2 | 65.0" in markdown
     assert "1 dimension score(s) left out" in markdown
+    assert "template" not in markdown.split("## Given-Circumstance Acting")[1]  # books, here
