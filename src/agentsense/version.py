@@ -1,9 +1,9 @@
 """The eval's version, read from `eval.yaml`: the one place it is declared.
 
-`"1-A"` is inspect_evals' comparability interface: the number changes when scores stop being
-comparable with earlier runs (prompts, data, scoring), the letter when only the task interface
-changes (arguments, log layout). Every task passes the number as `Task(version=...)` and both
-parts in its metadata.
+`"<number>-<letter>"` (e.g. `"1-B"`) is inspect_evals' comparability interface: the number
+changes when scores stop being comparable with earlier runs (prompts, data, scoring), the letter
+when only the task interface changes (arguments, log layout). Every task passes the number as
+`Task(version=...)` and both parts in its metadata.
 """
 
 from __future__ import annotations
