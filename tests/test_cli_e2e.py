@@ -93,10 +93,11 @@ def test_every_score_has_its_mean_and_clustered_interval_in_the_results(full_log
     scores = {score.name: score for score in full_log.results.scores}
     for key in [*GOAL_KEYS, "mcq_accuracy"]:
         metrics = scores[key].metrics
-        assert set(metrics) == {"mean", "stderr", "ci_lower", "ci_upper"}, key
-        # Uncertainty is clustered by template (metrics.clustered_uncertainty).
+        # No interval: Inspect's t interval can leave [0, 1] (metrics.clustered_uncertainty).
+        assert set(metrics) == {"mean", "stderr"}, key
+        # Uncertainty is clustered by template.
         assert metrics["stderr"].params.get("cluster") == "template_id", key
-        assert metrics["ci_lower"].value <= metrics["mean"].value <= metrics["ci_upper"].value
+        assert metrics["stderr"].value >= 0.0
         assert 0.0 <= metrics["mean"].value <= 1.0
     # Only scenes with MCQs count towards MCQ accuracy.
     with_mcq = sum(

@@ -28,7 +28,7 @@ WIDTH = 80
 PER_ROW = 4  # Inspect's results grid
 GAP = 2  # between two blocks of a row
 CELL_GAP = 2  # between a metric's name and its value
-SCENE_METRICS = ("mean", "stderr", "ci_lower", "ci_upper")
+SCENE_METRICS = ("mean", "stderr")
 
 Block = tuple[str, Sequence[str]]  # a score name and its metric names
 
@@ -97,6 +97,7 @@ RUNS: dict[str, tuple[str, ...]] = {
     "info": (*DEMO, "--model", STANDIN),
     "pairwise": (*DEMO, "--model", STANDIN, "--model-role", JUDGES),
     "blind": (*DEMO, "--model", STANDIN),
+    "script_prediction": (*DEMO, "--model", STANDIN),
     "judge_check": ("--limit", "8", "--model", STANDIN, "--model-role", JUDGES),
     "labelling": (*DEMO, "--model", STANDIN, "--model-role", "labeller=standin/persona/l"),
     "construct": ("--model", "standin/persona/builder"),

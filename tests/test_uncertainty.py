@@ -64,7 +64,7 @@ def test_report_interval_is_the_wilson_interval_of_the_logged_stderr() -> None:
         SampleScore(score=Score(value=v), sample_id=i, sample_metadata={"template_id": t})
         for i, (v, t) in enumerate(zip(VALUES, TEMPLATES, strict=True))
     ]
-    stderr_metric, _ = clustered_uncertainty()
+    [stderr_metric] = clustered_uncertainty()
     logged = cast(Callable[[list[SampleScore]], Any], stderr_metric)(scores)
     assert cluster_fit(VALUES, TEMPLATES).se == pytest.approx(logged)
     estimate = clustered_mean_ci(VALUES, TEMPLATES)
