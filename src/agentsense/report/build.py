@@ -473,7 +473,11 @@ def sensitivity_section(inputs: Inputs) -> Content:
         return Absent(f"no conversation run scored {metric} (choose --sensitivity-metric)")
     result = profile_sensitivity(units, metric, options.alpha)
     if result.templates.empty:
-        return Absent(f"no template has 2 or more scenes scored on {metric}")
+        # The variance test needs 2+ scored scenes in a template and a spread over the run.
+        return Absent(
+            f"no template could be tested on {metric} (each needs 2 or more scored scenes, "
+            f"and {metric} must vary over the run's scenes)"
+        )
     report.csv(result.tests, "sensitivity_tests")
     report.csv(result.templates, "abnormal_templates")
     return _sensitivity_text(result) + report.figure(
