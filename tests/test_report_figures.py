@@ -198,6 +198,33 @@ def test_heat_map_annotations_contrast_with_their_cells() -> None:
     assert len(found) == 5 and min(ratio for _, ratio in found) >= 4.5, found
 
 
+@pytest.mark.parametrize("same_judges", [True, False])
+def test_kappa_panels_side_by_side_keep_their_judge_names_off_each_other(
+    same_judges: bool,
+) -> None:
+    first = ["vllm/Qwen/Qwen2.5-72B-Instruct", "vllm/meta-llama/Llama-3-70B", "openai/gpt-4o"]
+    second = first if same_judges else [f"{name}-v2" for name in first]
+    kappa = [[1.0, 0.1, 0.2], [0.1, 1.0, 0.3], [0.2, 0.3, 1.0]]
+    matrices = {
+        "run a": pd.DataFrame(kappa, index=first, columns=first),
+        "run b": pd.DataFrame(kappa, index=second, columns=second),
+    }
+    figure = draw_agreement(matrices, "κ")
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    panels = [a for a in figure.axes if a.get_title()]
+    assert len(panels) == 2
+    for axes in panels:
+        for other in panels:
+            for label in axes.get_yticklabels():
+                box = label.get_window_extent(renderer)
+                if label.get_text():
+                    assert not box.overlaps(other.get_window_extent()), label.get_text()
+    # Each judge is named at least once at the left of a panel.
+    named = {t.get_text() for a in panels for t in a.get_yticklabels() if t.get_text()}
+    assert named == {*first, *second}
+
+
 def test_the_kappa_heat_map_names_judges_by_model(
     kind_logs: dict[str, Path], tmp_path: Path
 ) -> None:

@@ -200,7 +200,7 @@ def _panel_record(panel: Panel) -> dict[str, Any]:
 def draw_bars(
     panels: list[Panel],
     title: str,
-    ylabel: str = "score (%, mean ± 95% CI)",
+    ylabel: str = "score (%, mean and 95% CI)",
     limits: tuple[float, float] = SCORE_LIMITS,
 ) -> Figure:
     """The figure of `bar_figure`, not saved (tests measure it)."""
@@ -230,7 +230,7 @@ def bar_figure(
     panels: list[Panel],
     title: str,
     path: Path,
-    ylabel: str = "score (%, mean ± 95% CI)",
+    ylabel: str = "score (%, mean and 95% CI)",
     limits: tuple[float, float] = SCORE_LIMITS,
 ) -> FigureRecord:
     figure = draw_bars(panels, title, ylabel, limits)
@@ -274,13 +274,16 @@ def draw_heatmap(matrix: pd.DataFrame, title: str, rows: str, columns: str) -> F
     for i, row in enumerate(cells):
         for j, value in enumerate(row):
             if value is not None and value.n:
-                half = (
-                    "" if math.isnan(value.half_width) else f"\n± {value.half_width * PERCENT:.1f}"
+                # The interval is asymmetric (Wilson), so its bounds, not a half-width.
+                bounds = (
+                    ""
+                    if math.isnan(value.half_width)
+                    else f"\n[{value.low * PERCENT:.1f}, {value.high * PERCENT:.1f}]"
                 )
                 axes.text(
                     j,
                     i,
-                    f"{value.mean * PERCENT:.1f}{half}\nn={value.n}",
+                    f"{value.mean * PERCENT:.1f}{bounds}\nn={value.n}",
                     ha="center",
                     va="center",
                     fontsize=CELL_FONT,
@@ -301,7 +304,7 @@ def draw_heatmap(matrix: pd.DataFrame, title: str, rows: str, columns: str) -> F
 def heatmap_figure(
     matrix: pd.DataFrame, title: str, path: Path, rows: str, columns: str
 ) -> FigureRecord:
-    """Rows x columns of Estimate cells, coloured by the mean, annotated with mean ± CI and n."""
+    """Rows x columns of Estimate cells, coloured by the mean, annotated with mean, 95% CI and n."""
     figure = draw_heatmap(matrix, title, rows, columns)
     figure.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(figure)
@@ -319,8 +322,12 @@ def draw_agreement(matrices: dict[str, pd.DataFrame], title: str) -> Figure:
     """The figure of `agreement_heatmaps`, not saved (tests measure it)."""
     count = len(matrices)
     side = max(3.2, 1.1 * max(m.shape[0] for m in matrices.values()) + 1.6)
-    figure, axes_list = plt.subplots(1, count, figsize=(side * count + 1.0, side), squeeze=False)
+    # Constrained layout leaves each panel room for its judge names (they are long model names).
+    figure, axes_list = plt.subplots(
+        1, count, figsize=(side * count + 1.0, side), squeeze=False, layout="constrained"
+    )
     image = None
+    first_labels: list[str] | None = None
     for axes, (run, matrix) in zip(axes_list[0], matrices.items(), strict=True):
         values = matrix.to_numpy(dtype=float)
         image = axes.imshow(np.ma.masked_invalid(values), cmap="RdBu", vmin=-1.0, vmax=1.0)
@@ -338,7 +345,10 @@ def draw_agreement(matrices: dict[str, pd.DataFrame], title: str) -> Figure:
                 )
         labels = [_short(str(c)) for c in matrix.columns]
         axes.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
-        axes.set_yticks(range(len(labels)), labels)
+        # A later panel with the first one's judges names them once, at the left.
+        repeated = first_labels == labels
+        axes.set_yticks(range(len(labels)), [] if repeated else labels)
+        first_labels = first_labels or labels
         axes.set_title(_short(run), fontsize=9)
     if image is not None:
         figure.colorbar(image, ax=list(axes_list[0]), label="Cohen's κ")
