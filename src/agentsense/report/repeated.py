@@ -39,12 +39,13 @@ def metric_order(units: Units) -> list[str]:
     return [*METRICS[:2], *units.judge_columns, *METRICS[2:]]
 
 
-def _full_mean(units: Units, group: str, full_group: str, task: str, metric: str) -> float:
-    """The metric's Table 1 mean in the same task's run on every scene (NaN when absent)."""
+def _full_mean(units: Units, group: str, full_group: str, metric: str) -> float:
+    """The metric's Table 1 mean in the model's row on every scene (NaN when absent). A row
+    pools its tasks' conversations per scene (the unit of analysis), so no task filter."""
     if full_group == group:
         return math.nan
     scenes = units.scenes
-    full = scenes[(scenes["group"] == full_group) & (scenes["task"] == task)]
+    full = scenes[scenes["group"] == full_group]
     if full.empty or metric not in full.columns:
         return math.nan
     return float(full[metric].mean())  # NaN scenes skipped, as in Table 1
@@ -65,7 +66,7 @@ def repeated_runs(runs: Runs, units: Units) -> pd.DataFrame:
                 continue
             per_epoch = frame.groupby("epoch")[metric].mean().dropna()
             mean = float(per_epoch.mean())
-            full = _full_mean(units, str(group), str(full_group), str(task), metric)
+            full = _full_mean(units, str(group), str(full_group), metric)
             rows.append(
                 {
                     "run": f"{group} · {task}",
