@@ -25,7 +25,10 @@ TASKS = list(agentsense.__all__)
 
 
 def run(*command: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "250"}  # one message line per line
+    # Inspect's default console: `agentsense.cli.main`, run in-process by other tests, leaves
+    # INSPECT_LOG_LEVEL=error in os.environ, which would hide the warnings under test here.
+    env = {k: v for k, v in os.environ.items() if k != "INSPECT_LOG_LEVEL"}
+    env["COLUMNS"] = "250"  # one message line per line
     return subprocess.run(
         list(command), capture_output=True, text=True, timeout=600, check=False, env=env
     )
