@@ -3,8 +3,8 @@
 For every run with several epochs (`--epochs 3`, typically with `-T per_template=1`, the paper's
 one-scene-per-template subset), each metric's per-epoch mean over scenes is taken as one run's
 score: the table gives their mean and standard deviation (ddof=1, the paper's "standard deviation
-of the 3 times tests"). When a run of the same task and model on every scene is among the logs
-(its Table 1 row), the relative change of the mean against it is given too:
+of the 3 times tests"). When the same model's run on every scene is among the logs (its Table 1
+row, which pools its tasks per scene), the relative change of the mean against it is given too:
 (subset mean − full mean) / full mean, as the paper's percentages.
 """
 
