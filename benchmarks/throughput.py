@@ -363,7 +363,7 @@ def sample_rounds(events: Sequence[Any]) -> tuple[int, int, int]:
     """(turn calls, interview rounds, model calls) of one scene."""
     from inspect_ai.event import SpanBeginEvent
 
-    from agentsense.scorers.interview import ROUND_SPAN
+    from agentsense.scenario.interview import ROUND_SPAN
     from agentsense.transcript import TURN_RECORD, labelled_calls
 
     span_type = {e.id: e.type for e in events if isinstance(e, SpanBeginEvent)}

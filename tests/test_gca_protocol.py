@@ -20,7 +20,7 @@ from agentsense.gca.record import Circumstance
 from agentsense.gca.score import dimension_score, ignored_severities, severity_sum
 from agentsense.gca.simulation import GCASettings, cast_prompts
 from agentsense.gca.transcript import actor_rounds, reference_text, simulation_text
-from agentsense.solvers.conversation import Turn
+from agentsense.scenario.conversation import Turn
 from agentsense.solvers.next_speaker import NextSpeakerPredictor, parse_colon, parse_head
 from agentsense.solvers.thoughts import ThoughtViews, add_speaker_name, remove_inner_thoughts
 

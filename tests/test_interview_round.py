@@ -12,10 +12,10 @@ from inspect_ai.model import Model, ModelOutput
 from agentsense.dataset.samples import demo_path
 from agentsense.dataset.schema import Scenario
 from agentsense.protocol import Protocol
+from agentsense.scenario.conversation import Turn
+from agentsense.scenario.interview import Interviewer, Question
+from agentsense.scenario.judge_panel import Judge
 from agentsense.scorers.goal import goal_questions
-from agentsense.scorers.interview import Interviewer, Question
-from agentsense.scorers.judge_panel import Judge
-from agentsense.solvers.conversation import Turn
 
 
 class Answering:

@@ -26,12 +26,12 @@ from inspect_ai.model import get_model
 from agentsense.dataset.samples import demo_path
 from agentsense.dataset.schema import Scenario
 from agentsense.protocol import Protocol
+from agentsense.scenario.conversation import Conversation, Turn
+from agentsense.scenario.interview import Interviewer
+from agentsense.scenario.judge_panel import Judge
 from agentsense.scorers.goal import goal_questions
-from agentsense.scorers.interview import Interviewer
-from agentsense.scorers.judge_panel import Judge
 from agentsense.scorers.mcq import mcq_questions
 from agentsense.seeding import scene_rng
-from agentsense.solvers.conversation import Conversation, Turn
 
 AGENT = "standin/persona/agent"
 JUDGE = "standin/persona/judge-a"

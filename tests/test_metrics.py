@@ -16,6 +16,8 @@ from inspect_ai.scorer import Metric, SampleScore, Score
 from agentsense.dataset.schema import Scenario
 from agentsense.metrics import clustered_uncertainty, psi, template_mean
 from agentsense.protocol import Protocol
+from agentsense.scenario.interview import Question
+from agentsense.scenario.judge_panel import Judge
 from agentsense.scorers.goal import (
     GoalReading,
     combine,
@@ -24,8 +26,6 @@ from agentsense.scorers.goal import (
     majority,
     score_goals,
 )
-from agentsense.scorers.interview import Question
-from agentsense.scorers.judge_panel import Judge
 from agentsense.scorers.mcq import mcq_questions, score_mcq
 
 NAN = math.nan

@@ -16,8 +16,8 @@ from agentsense.prompts import (
     mcq_prompt,
 )
 from agentsense.protocol import Protocol
+from agentsense.scenario.persona import system_prompt
 from agentsense.scorers.mcq import mcq_questions
-from agentsense.solvers.characters import system_prompt
 
 # A rendered example, as the official code renders it (docs/protocol.md §2.5).
 ALICE_PROMPT = (

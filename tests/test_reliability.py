@@ -21,8 +21,8 @@ from agentsense.dataset.samples import demo_path
 from agentsense.dataset.schema import Scenario
 from agentsense.dataset.validation import read_scenarios
 from agentsense.prompts import GREETING, JUDGE_SYSTEM_PROMPT, OPTION_MARKS, mcq_prompt
-from agentsense.solvers.characters import system_prompt
-from agentsense.solvers.conversation import Turn, visible_text
+from agentsense.scenario.conversation import Turn, visible_text
+from agentsense.scenario.persona import system_prompt
 from agentsense.stub import Faults, RequestRecord, StubServer
 from agentsense.stub.harness import (
     CliResult,

@@ -17,8 +17,8 @@ from inspect_ai.model import get_model
 from agentsense.dataset.schema import Scenario
 from agentsense.protocol import Protocol
 from agentsense.report.loading import SampleContext, goal_rows
+from agentsense.scenario.judge_panel import Judge
 from agentsense.scorers.goal import goal_questions, score_goals
-from agentsense.scorers.judge_panel import Judge
 
 # Judge question 0: both judges say yes; judge question 1: both say no.
 VOTES = {0: "Yes.", 1: "No."}

@@ -15,7 +15,7 @@ import pytest
 import agentsense
 from agentsense.errors import PrerequisiteError
 from agentsense.models.rules import RULES, standin_rule
-from agentsense.scorers.judge_panel import judges_goals
+from agentsense.scenario.judge_panel import judges_goals
 from agentsense.tasks.strict import declared_names, empty_role_entries, unknown_arguments_message
 
 INSPECT = str(Path(sys.executable).with_name("inspect"))

@@ -31,10 +31,10 @@ from inspect_ai.log import EvalLog, EvalSample, headline_metric, read_eval_log
 from inspect_ai.util import registry_info
 
 from agentsense.dataset.samples import scenario_of
+from agentsense.scenario.interview import Question, interview_label
+from agentsense.scenario.persona import CHARACTER_ROLE
 from agentsense.scorers import goal_completion
 from agentsense.scorers.explanation import CELL_CHARS, GOAL_CHARS
-from agentsense.scorers.interview import Question, interview_label
-from agentsense.solvers.characters import CHARACTER_ROLE
 from agentsense.tasks import full, goal, info, pairwise
 from agentsense.transcript import (
     INTERVIEW_RECORD,

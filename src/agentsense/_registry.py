@@ -8,7 +8,7 @@ from .metrics import psi, template_mean
 from .models.smollm import smollm
 from .models.standin import standin
 from .request_format import RequestFormatCheck
+from .scenario.judge_panel import SelfJudgingCheck
 from .scorers import goal_and_mcq, goal_completion, mcq_accuracy
-from .scorers.judge_panel import SelfJudgingCheck
 from .solvers import simulation
 from .tasks import *  # every @task of tasks.__all__  # noqa: F403

@@ -30,8 +30,8 @@ from sklearn.metrics import cohen_kappa_score
 
 from ..dataset.schema import Scenario
 from ..report.loading import records
+from ..scenario.conversation import Turn, visible_text
 from ..scorers.goal import majority
-from ..solvers.conversation import Turn, visible_text
 from .agreement import fleiss
 
 DEFAULT_SCENES = 100  # as the paper (App. D.1: 100 scenes, 584 goal questions)

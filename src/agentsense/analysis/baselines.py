@@ -17,8 +17,8 @@ from inspect_ai.model import Model
 
 from ..dataset.schema import Scenario
 from ..protocol import Protocol
+from ..scenario.judge_panel import Judge
 from ..scorers.goal import GoalScores, goal_questions, score_goals
-from ..scorers.judge_panel import Judge
 
 READINGS = {"always_yes": "Yes", "always_no": "No"}
 

@@ -18,7 +18,7 @@ from inspect_ai.util import store_as
 
 from ..dataset.samples import scenario_of
 from ..dataset.schema import Scenario
-from ..solvers.conversation import Conversation
+from ..scenario.conversation import Conversation
 from . import prompts
 from .scorer import CRITIC_ROLE, dimension_entry, explanation, profiles_text, run_critics
 from .scorer import KEYS as BOOK_KEYS

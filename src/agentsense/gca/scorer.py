@@ -16,7 +16,7 @@ from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer, stder
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect, store_as
 
-from ..solvers.conversation import Conversation, Turn
+from ..scenario.conversation import Conversation, Turn
 from . import prompts
 from .critic import Verdict, critic_messages, judge_dimension
 from .overlap import bleu, rouge_l

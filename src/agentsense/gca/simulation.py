@@ -19,8 +19,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import store_as
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..scenario.conversation import Conversation
 from ..seeding import scene_rng
-from ..solvers.conversation import Conversation
 from ..solvers.next_speaker import END_CHAT, NextSpeakerPredictor, ParserName
 from ..solvers.simulation import Cast, converse
 from ..solvers.thoughts import ThoughtViews

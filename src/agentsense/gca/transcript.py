@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..solvers.conversation import Turn
+from ..scenario.conversation import Turn
 from ..solvers.thoughts import add_speaker_name, remove_inner_thoughts
 from .prompts import ENVIRONMENT
 from .record import Message

@@ -37,7 +37,7 @@ from ..analysis.answers import answer_frame, answer_rows
 from ..analysis.baselines import scene_baselines
 from ..dataset.schema import Scenario
 from ..protocol import Protocol
-from ..solvers.conversation import Conversation, Turn
+from ..scenario.conversation import Conversation, Turn
 from .errors import ReportError
 from .merge import LogData, config_key, merge_logs, signature
 from .targets import mcq_target

@@ -19,9 +19,9 @@ from typing import Any
 
 from ..dataset.schema import Scenario
 from ..protocol import Protocol
+from ..scenario.interview import Question
+from ..scenario.judge_panel import Judge
 from .answers import official_yes, robust_yes
-from .interview import Question
-from .judge_panel import Judge
 
 GoalScores = dict[str, float]
 Row = dict[str, Any]  # one flat record of the score metadata

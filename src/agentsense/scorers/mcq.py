@@ -16,8 +16,8 @@ from typing import Any
 from ..dataset.schema import Scenario
 from ..prompts import OPTION_MARKS, mcq_prompt
 from ..protocol import OptionMark, Protocol
+from ..scenario.interview import Question
 from .answers import official_choice
-from .interview import Question
 
 
 def question_mark(protocol: Protocol, rng: random.Random) -> OptionMark:

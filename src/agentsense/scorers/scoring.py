@@ -19,14 +19,14 @@ from ..dataset.samples import scenario_of
 from ..dataset.schema import Scenario
 from ..metrics import clustered_uncertainty
 from ..protocol import Protocol
+from ..scenario.conversation import Conversation
+from ..scenario.interview import ROUND_SPAN, AnswerHook, Interviewer, Question, interview_label
+from ..scenario.judge_panel import Judge, judge_panel
+from ..scenario.persona import character_role
 from ..seeding import scene_rng
-from ..solvers.characters import character_role
-from ..solvers.conversation import Conversation
 from ..transcript import INTERVIEW_RECORD, MCQ_RECORD, record_call
 from .explanation import goal_explanation, headline, interview_record, mcq_explanation
 from .goal import goal_answer_row, goal_questions, goal_reader, score_goals
-from .interview import ROUND_SPAN, AnswerHook, Interviewer, Question, interview_label
-from .judge_panel import Judge, judge_panel
 from .mcq import mcq_questions, read_mcq, score_mcq
 from .repeats import REPEAT_KEY, checked_repeat, repeat_seed
 

@@ -21,7 +21,7 @@ from inspect_ai.model import GenerateConfig, Model
 from inspect_ai.util import StoreModel, span, store_as
 from pydantic import BaseModel, Field
 
-from .conversation import Turn
+from ..scenario.conversation import Turn
 from .thoughts import ThoughtViews
 
 END_CHAT = "<END CHAT>"

@@ -18,10 +18,10 @@ from ..dataset.samples import scenario_of
 from ..dataset.schema import Scenario
 from ..prompts import GREETING
 from ..protocol import Protocol
+from ..scenario.conversation import Conversation, SeatViews, Turn, Views
+from ..scenario.persona import character_model, character_role, require_players, system_prompt
 from ..seeding import scene_rng
 from ..transcript import TURN_RECORD, record_call
-from .characters import character_model, character_role, require_players, system_prompt
-from .conversation import Conversation, SeatViews, Turn, Views
 from .speakers import FixedOrder, SpeakerSelector, speaker_order
 
 

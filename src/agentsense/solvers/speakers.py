@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from typing import Protocol
 
-from .conversation import Turn
+from ..scenario.conversation import Turn
 
 
 def speaker_order(names: Sequence[str], n_turns: int, rng: random.Random) -> tuple[str, list[str]]:

@@ -15,7 +15,7 @@ from typing import Literal
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
-from .conversation import Turn
+from ..scenario.conversation import Turn
 
 # Non-greedy and within one line, as CoSER's `remove_inner_thoughts` (no re.S).
 _THOUGHT = re.compile(r"\[.*?\]")

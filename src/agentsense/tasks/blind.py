@@ -23,8 +23,8 @@ from pydantic import Field
 from ..dataset.samples import scenario_of
 from ..metrics import clustered_uncertainty
 from ..protocol import Mode, OptionMark, Protocol
+from ..scenario.interview import ROUND_SPAN, Interviewer, Question
 from ..scorers.explanation import mcq_explanation
-from ..scorers.interview import ROUND_SPAN, Interviewer, Question
 from ..scorers.mcq import mcq_questions, score_mcq
 from ..scorers.scoring import interview_recorder
 from ..seeding import scene_rng

@@ -27,7 +27,7 @@ from ..dataset.validation import DatasetError, Problem
 from ..errors import PrerequisiteError
 from ..prompts import OPTION_MARKS
 from ..protocol import Protocol
-from ..scorers.judge_panel import JUDGE_ROLE
+from ..scenario.judge_panel import JUDGE_ROLE
 from ..solvers.simulation import simulation
 from ..version import eval_version
 

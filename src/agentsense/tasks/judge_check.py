@@ -49,9 +49,9 @@ from ..dataset.judge_check import (
 from ..metrics import score_values
 from ..prompts import JUDGE_SYSTEM_PROMPT
 from ..protocol import Mode, Protocol
+from ..scenario.conversation import Turn, prompt
+from ..scenario.judge_panel import judge_panel
 from ..scorers.answers import official_yes, robust_yes
-from ..scorers.judge_panel import judge_panel
-from ..solvers.conversation import Turn, prompt
 from ..version import eval_version
 from .common import TaskArguments, task_metadata
 from .strict import strict_arguments
@@ -64,7 +64,7 @@ UNREADABLE = "unreadable_"
 
 def judge_request(item: JudgeCheckItem, protocol: Protocol) -> list[ChatMessage]:
     """The request a judge gets in a run: official, from the first speaker's seat; corrected, as
-    a bystander (scorers.interview)."""
+    a bystander (scenario.interview)."""
     turns = [Turn(index=i, speaker=u.speaker, text=u.text) for i, u in enumerate(item.turns)]
     viewer = turns[0].speaker if protocol.shared_interview_view else None
     return prompt(JUDGE_SYSTEM_PROMPT, turns, viewer, item.question)

@@ -19,9 +19,9 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Model
 from ..dataset.schema import Scenario
 from ..prompts import JUDGE_SYSTEM_PROMPT
 from ..protocol import Protocol
-from ..solvers.characters import character_model, system_prompt
-from ..solvers.conversation import SeatViews, Turn
+from .conversation import SeatViews, Turn
 from .judge_panel import Judge
+from .persona import character_model, system_prompt
 
 Kind = Literal["self", "others", "judge", "mcq"]
 AnswerHook = Callable[["Question", str], None]

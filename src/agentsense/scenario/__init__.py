@@ -1,0 +1,1 @@
+"""The scene core shared by simulation and scoring: conversation, personas, interviews, judges."""
