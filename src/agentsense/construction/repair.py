@@ -9,7 +9,6 @@ event, and the export summary lists it. Nothing is dropped silently.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,10 +25,10 @@ from inspect_ai.model import (
 from inspect_ai.util import span
 from pydantic import BaseModel, Field
 
+from ..reply_json import NoJSON, reply_json
 from .prompts import FIX_JSON_PROMPT, FIX_REASON, FIX_YES_NO_PROMPT
 
 T = TypeVar("T")
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
 
 
 class ParseError(ValueError):
@@ -59,36 +58,15 @@ class Ledger(BaseModel):
         table[stage] = table.get(stage, 0) + 1
 
 
-def _trailing_commas(text: str) -> str:
-    return re.sub(r",\s*([}\]])", r"\1", text)
-
-
-def _candidates(text: str) -> list[str]:
-    fenced = [m.group(1) for m in _FENCE.finditer(text)]
-    return [text, *fenced]
-
-
 def extract_json(text: str) -> Any:
     """The first JSON value in a reply: whole, in a code fence, or embedded in prose.
 
     Trailing commas (as in the paper's own Prompt-11 example) are tolerated.
     """
-    decoder = json.JSONDecoder()
-    for candidate in _candidates(text):
-        for variant in (candidate.strip(), _trailing_commas(candidate.strip())):
-            try:
-                return json.loads(variant)
-            except ValueError:
-                pass
-    for variant in (text, _trailing_commas(text)):
-        for start, char in enumerate(variant):
-            if char in "{[":
-                try:
-                    value, _ = decoder.raw_decode(variant[start:])
-                except ValueError:
-                    continue
-                return value
-    raise ParseError("no JSON document could be read from the reply")
+    try:
+        return reply_json(text, lenient=True)
+    except NoJSON as error:
+        raise ParseError(str(error)) from None
 
 
 def parse_yes_no(text: str) -> bool:

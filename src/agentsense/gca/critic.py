@@ -11,8 +11,6 @@ silent 0.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,10 +24,10 @@ from inspect_ai.model import (
 from inspect_ai.util import span
 from pydantic import BaseModel, Field
 
+from ..reply_json import NoJSON, reply_json
 from .prompts import DIMENSIONS, Dimension, json_repair_prompt
 
 DIMENSION_NAMES = tuple(dimension.name for dimension in DIMENSIONS)
-_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 
 
 class Verdict(BaseModel):
@@ -42,32 +40,13 @@ class Verdict(BaseModel):
     replies: list[str] = Field(default_factory=list)  # raw replies, repair calls included
 
 
-def _escape_newlines(text: str) -> str:
-    """A literal newline inside a quoted string becomes `\\n` (CoSER's first repair step)."""
-    return _QUOTED.sub(lambda match: match.group(0).replace("\n", "\\n"), text)
-
-
 def extract_json(text: str) -> Any:
-    """The reply's JSON value: the whole text, else the longest value decodable at any offset."""
-    text = _escape_newlines(text)
+    """The reply's JSON value as CoSER reads it: newlines in strings escaped, the whole text,
+    else the longest value decodable at any offset; None when there is none."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        pass
-    decoder = json.JSONDecoder()
-    best: Any = None
-    best_size = -1
-    for start in range(len(text)):
-        if text[start] not in "{[":
-            continue  # only objects and lists can hold flaws; skips most offsets cheaply
-        try:
-            value, _ = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
-            continue
-        size = len(json.dumps(value))
-        if size > best_size:
-            best, best_size = value, size
-    return best
+        return reply_json(text, escape_newlines=True, longest=True)
+    except NoJSON:
+        return None
 
 
 def read_flaws(value: Any, dimension: str) -> list[dict[str, Any]] | None:
