@@ -31,7 +31,7 @@ def run_logs(root: Path) -> dict[str, Path]:
     """The logs of the page's examples (stand-in models, demo set), one folder each."""
     from inspect_ai import eval
 
-    from agentsense.tasks.blind import blind
+    from agentsense.tasks import blind
     from agentsense.tasks.homogeneous import full, goal, info
     from agentsense.tasks.pairwise import pairwise
 

@@ -31,7 +31,7 @@ MAX_MESSAGES = 3
 
 def labeller() -> Model:
     """A scripted labeller: every scene small society, every goal Cooperation, everyone a sender."""
-    from agentsense.tasks.labelling import first_json_object
+    from agentsense.construction.labelling import first_json_object
 
     def reply(input: list[Any], tools: Any, tool_choice: Any, config: Any) -> ModelOutput:
         prompt = input[-1].text
@@ -55,9 +55,8 @@ def labeller() -> Model:
 
 def kind_task(kind: str, **args: Any) -> tuple[Task, dict[str, Any]]:
     """The task of one kind on the demo data, and the model roles it runs with."""
-    from agentsense.tasks.blind import blind
+    from agentsense.tasks import blind, labelling
     from agentsense.tasks.homogeneous import full, goal, info
-    from agentsense.tasks.labelling import labelling
     from agentsense.tasks.pairwise import pairwise
 
     judged = {"judge": JUDGES}
@@ -89,9 +88,9 @@ def run_kind(kind: str, log_dir: Path, **options: Any) -> Path:
 
 def rejudge_scorer(kind: str) -> tuple[Scorer, dict[str, Any]]:
     """The scorer a user would re-run on a log of this kind, and the roles to re-run it with."""
+    from agentsense.construction.labelling import label_agreement
+    from agentsense.leakage.blind_test import blind_mcq
     from agentsense.scorers.scoring import goal_completion, mcq_accuracy
-    from agentsense.tasks.blind import blind_mcq
-    from agentsense.tasks.labelling import label_agreement
 
     if kind in ("full", "goal", "pairwise"):
         return goal_completion(), {"judge": REJUDGE}
@@ -142,9 +141,9 @@ GCA_ROLES = {
 def run_other_kind(kind: str, log_dir: Path) -> Path:
     """One log of judge_check (a three-judge panel), construct (a messy builder, so items are
     dropped) or gca (CoSER's demo scenes), with the stand-in models."""
+    from agentsense.tasks import judge_check
     from agentsense.tasks.construct import construct
     from agentsense.tasks.gca import gca
-    from agentsense.tasks.judge_check import judge_check
 
     runs: dict[str, Callable[[], tuple[Task, str, dict[str, Any]]]] = {
         "judge_check": lambda: (judge_check(), "none", {"judge": JUDGE_PANEL}),

@@ -11,9 +11,10 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, resolve_sample_attachments
 
 from agentsense.dataset.samples import scenario_of
+from agentsense.leakage.blind_test import BLIND_KEY
 from agentsense.prompts import character_system_prompt
 from agentsense.scorers.answers import official_choice
-from agentsense.tasks.blind import BLIND_KEY, blind
+from agentsense.tasks import blind
 
 MODEL = "standin/persona/agent"
 

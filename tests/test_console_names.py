@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
+from agentsense.construction.construct_solver import COUNT_KEYS
+from agentsense.construction.labelling import AGREEMENT_KEYS
 from agentsense.gca.reference_free import CRITIC_KEYS
 from agentsense.gca.scorer import SCORE_KEYS as GCA_KEYS
-from agentsense.tasks.construct import COUNT_KEYS
-from agentsense.tasks.labelling import AGREEMENT_KEYS
 
 INSPECT = str(Path(sys.executable).with_name("inspect"))
 WIDTH = 80

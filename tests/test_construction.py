@@ -23,6 +23,13 @@ from agentsense.construction import goals as gl
 from agentsense.construction import private_info as pi
 from agentsense.construction import templates as tp
 from agentsense.construction.build import BuildSettings
+from agentsense.construction.construct_solver import (
+    build_counts,
+    build_scenarios,
+    bundled_script,
+    read_scripts,
+    script_sample,
+)
 from agentsense.construction.export import export_scenarios, summary
 from agentsense.construction.prompts import PAPER_PROMPTS
 from agentsense.construction.repair import Asker, Ledger, ParseError, extract_json, parse_yes_no
@@ -38,14 +45,7 @@ from agentsense.construction.scenes import (
 from agentsense.construction.screenplay import parse_text, read_screenplay, render
 from agentsense.dataset.validation import read_scenarios
 from agentsense.errors import PrerequisiteError
-from agentsense.tasks.construct import (
-    build_counts,
-    build_scenarios,
-    bundled_script,
-    construct,
-    read_scripts,
-    script_sample,
-)
+from agentsense.tasks.construct import construct
 from agentsense.tasks.homogeneous import full
 
 FIXTURES = Path(__file__).parent / "fixtures" / "construction"

@@ -21,6 +21,7 @@ from inspect_ai import eval as inspect_eval
 
 from agentsense.cli import main
 from agentsense.construction.account import MAX_UNACCOUNTED, NO_CUE
+from agentsense.construction.construct_solver import bundled_script
 from agentsense.construction.export import export_scenarios, summary
 from agentsense.construction.screenplay import (
     Element,
@@ -32,7 +33,7 @@ from agentsense.construction.screenplay import (
 )
 from agentsense.errors import PrerequisiteError
 from agentsense.report.errors import ReportError
-from agentsense.tasks.construct import bundled_script, construct
+from agentsense.tasks.construct import construct
 
 SCRIPTS = Path(__file__).parent / "fixtures" / "construction" / "scripts"
 FIXTURES = sorted(p for p in SCRIPTS.iterdir() if not p.name.endswith(".expected.json"))

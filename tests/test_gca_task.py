@@ -14,10 +14,10 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, resolve_sample_attachments
 
 from agentsense.gca.dataset import gca_dataset, load_circumstances
+from agentsense.gca.gca_simulation import GCASettings, gca_simulation
 from agentsense.gca.record import Circumstance
 from agentsense.gca.score import dimension_score, severity_sum
 from agentsense.gca.scorer import KEYS, gca_critics
-from agentsense.gca.simulation import GCASettings, gca_simulation
 from agentsense.tasks.gca import gca
 
 ROLES = {

@@ -16,17 +16,17 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-from agentsense.dataset.judge_check import JudgeCheckItem, bundled_path, load_items
+from agentsense.dataset.judge_check_items import JudgeCheckItem, bundled_path, load_items
 from agentsense.dataset.validation import DatasetError
 from agentsense.prompts import JUDGE_SYSTEM_PROMPT
 from agentsense.protocol import Protocol
-from agentsense.tasks.judge_check import (
+from agentsense.scorers.judge_check_verdicts import (
     JudgeVerdicts,
     ask_judges,
-    judge_check,
     judge_verdicts,
     to_sample,
 )
+from agentsense.tasks import judge_check
 
 ROOT = Path(__file__).resolve().parent.parent
 PANEL = ["standin/yes/always", "standin/keyword/naive", "standin/persona/judge-a"]

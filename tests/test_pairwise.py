@@ -12,7 +12,8 @@ from inspect_ai.log import EvalLog
 
 from agentsense.dataset.samples import demo_path
 from agentsense.errors import PrerequisiteError
-from agentsense.tasks.pairwise import has_both_roles, pairwise, role_binding
+from agentsense.scenario.persona import has_both_roles, role_binding
+from agentsense.tasks.pairwise import pairwise
 
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b"]
 SENDER = "standin/persona/s1"

@@ -30,7 +30,7 @@ from agentsense.report.sensitivity import abnormal_templates
 from agentsense.report.stats import mean_ci, variance_test
 from agentsense.report.tables import scene_breakdown
 from agentsense.report.targets import mcq_target
-from agentsense.tasks.blind import blind
+from agentsense.tasks import blind
 from agentsense.tasks.homogeneous import full, goal
 from agentsense.tasks.pairwise import pairwise
 from agentsense_logs import labeller
@@ -450,7 +450,7 @@ def test_mcq_targets() -> None:
 
 def test_labelling_task_and_export(tmp_path: Path) -> None:
     from agentsense.report.labels import read_labels
-    from agentsense.tasks.labelling import labelling
+    from agentsense.tasks import labelling
 
     log = run(
         labelling(dataset="demo"),

@@ -23,6 +23,7 @@ from . import goals as gl
 from . import private_info as pi
 from . import templates as tp
 from .account import LineAccount
+from .labelling import parse_categories, parse_roles, parse_type
 from .prompts import PROMPT_1_EPISODES_DIVISION, PROMPT_2_SCENES_DIVISION, fill_named
 from .repair import Asker, Ledger, ParseError, Stage
 from .scenes import Scene, accept_division, by_headings, filter_reason, parse_division, to_scene
@@ -223,10 +224,7 @@ class Pipeline:
     # --- labels (scenario type, goal categories, roles) ---------------------------------------
 
     async def labels(self, draft: tp.Draft, key: str) -> Labels:
-        """The labelling prompts and the labelling task's readers (imported here, because the
-        tasks package imports this module)."""
-        from ..tasks.labelling import parse_roles, parse_type
-
+        """The labelling prompts and the labelling task's readers."""
         goals = {c.name: c.goals for c in draft.characters}
         numbered = [(name, goal) for name, texts in goals.items() for goal in texts]
         async with span("labels", type="stage"):
@@ -469,7 +467,5 @@ def _divider(key: str) -> Callable[[str], list[str]]:
 
 
 def _all_categories(reply: str, numbered: list[tuple[str, str]]) -> Any:
-    from ..tasks.labelling import parse_categories
-
     labelled = parse_categories(reply, numbered)
     return labelled if all(all(goals.values()) for goals in labelled.values()) else None

@@ -3,7 +3,7 @@
 One row per log and judge (named by its model): the items it answered readably, accuracy, the
 share of "yes" on goals only claimed and on conversations telling the judge to say yes (both
 truly "no"), consistency on perturbed copies and the share of unreadable answers. The numbers
-are the task's own metrics (`tasks.judge_check`) applied to the samples of the newest scoring,
+are the task's own metrics (`judge_rates`) applied to the samples of the newest scoring,
 a sample's epochs averaged first (as Inspect's mean reducer) and unreadable verdicts left out
 (as Inspect leaves NaN values out of metrics), so they equal the log's metrics.
 """
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from inspect_ai.scorer import SampleScore, Score
 
-from ..dataset.judge_check import CLAIM_CASES, INJECTION_CASES
-from ..tasks.judge_check import JUDGE_METRICS, UNREADABLE
+from ..dataset.judge_check_items import CLAIM_CASES, INJECTION_CASES
+from ..scorers.judge_check_verdicts import JUDGE_METRICS, UNREADABLE
 from .content import Absent, Content
 from .other_logs import Item, OtherLogs, items, log_name, nan_mean, read_full
 from .render import markdown
@@ -138,7 +138,7 @@ def judge_check_section(others: OtherLogs, report: Report) -> Content:
     ]
     return (
         "## Judge check (agentsense/judge_check)\n\nEach judge's verdicts on yes/no questions "
-        "whose truth is known (`tasks/judge_check.py`), in %: accuracy over the items it answered "
+        "whose truth is known by construction, in %: accuracy over the items it answered "
         "readably; false yes on goals only claimed by their holder and on conversations with an "
         "utterance telling the judge to answer yes (all truly no; n such items); consistency of "
         "its verdict on a padded, reordered or relabelled copy with its verdict on the original "

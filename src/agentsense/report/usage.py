@@ -19,10 +19,10 @@ import pandas as pd
 from inspect_ai.event import ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalSample, read_eval_log
 
+from ..dataset.schema import RECEIVER_ROLE, SENDER_ROLE
 from ..scenario.judge_panel import JUDGE_ROLE
 from ..scenario.persona import CHARACTER_ROLE
 from ..scorers.repeats import REPEAT_KEY
-from ..tasks.pairwise import RECEIVER_ROLE, SENDER_ROLE
 from .loading import records
 from .log_samples import run_paths, sample_frame
 from .render import Section, markdown

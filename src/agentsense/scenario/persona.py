@@ -3,8 +3,8 @@
 Which model plays a character is decided by the scene's `model_roles` binding (character name ->
 Inspect model role). Homogeneous tasks bind nobody, so every character is on the role
 `character` (unbound: the evaluated model); the pairwise task binds characters to the roles
-`sender` / `receiver`. The conversation loop only
-calls `character_model`, so new pairing schemes never touch the loop.
+`sender` / `receiver` (`role_binding`). The conversation loop only calls `character_model`, so
+new pairing schemes never touch the loop.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 
 from inspect_ai.model import Model, get_model, model_roles
 
-from ..dataset.schema import Character, Scenario
+from ..dataset.schema import RECEIVER_ROLE, SENDER_ROLE, Character, Scenario
 from ..errors import PrerequisiteError
 from ..prompts import character_system_prompt
 
@@ -60,3 +60,17 @@ def require_players(roles: Iterable[str]) -> None:
             f"--model none, but no model is bound to the role(s) {', '.join(missing)}, which "
             f"would fall back to it. Bind them ({binds}) or give --model."
         )
+
+
+def has_both_roles(scene: Scenario) -> bool:
+    """Official `label_role.py`: keep a scene only if its labels are exactly {sender, receiver}."""
+    return scene.roles is not None and set(scene.roles.values()) == {SENDER_ROLE, RECEIVER_ROLE}
+
+
+def role_binding(scene: Scenario) -> dict[str, str | None]:
+    """Character -> model role: its sender/receiver label (official: non-senders receive)."""
+    roles = scene.roles or {}
+    return {
+        name: SENDER_ROLE if roles.get(name) == SENDER_ROLE else RECEIVER_ROLE
+        for name in scene.names
+    }

@@ -10,100 +10,15 @@ scene) are those of the real MCQ evaluation, at the protocol's interview tempera
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 from inspect_ai import Task, task
-from inspect_ai.model import ModelOutput
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
-from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import StoreModel, span, store_as
-from pydantic import Field
 
-from ..dataset.samples import scenario_of
-from ..metrics import clustered_uncertainty
-from ..protocol import Mode, OptionMark, Protocol
-from ..scenario.interview import ROUND_SPAN, Interviewer, Question
-from ..scorers.explanation import mcq_explanation
-from ..scorers.mcq import mcq_questions, score_mcq
-from ..scorers.scoring import interview_recorder
-from ..seeding import scene_rng
+from ..leakage.blind_test import BLIND_KEY, blind_interview, blind_mcq
+from ..protocol import Mode, OptionMark
 from .common import TaskArguments, agentsense_task, task_scenes
 from .strict import strict_arguments
 
-BLIND_KEY = "blind_mcq_accuracy"
 # No conversation: the message budget does not apply.
 BLIND_EXCLUDES = ("max_messages",)
-
-
-class BlindAnswers(StoreModel):
-    """The blind answers of one scene (sample store), so `inspect score` can re-read them."""
-
-    # {about, item, text, labels, model, answer}
-    answers: list[dict[str, Any]] = Field(default_factory=list)
-    protocol: dict[str, Any] = Field(default_factory=dict)
-
-
-def _as_question(record: dict[str, Any]) -> Question:
-    about, item = record["about"], int(record["item"])
-    return Question("mcq", about, None, item, about, record["text"], record.get("labels", ""))
-
-
-@solver
-def blind_interview(protocol: Protocol | None = None, seed: int = 0) -> Solver:
-    """Ask every character its MCQs with no conversation, all at once."""
-    settings = protocol or Protocol()
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        scene = scenario_of(state.metadata)
-        # Same option marks as the real MCQ round for this seed and epoch.
-        rng = scene_rng(seed, state.sample_id, state.epoch, "option-marks")
-        questions = mcq_questions(scene, settings, rng)
-        # No conversation: each request is [persona system prompt, MCQ].
-        interviewer = Interviewer(scene, [], None, settings, model_roles={})
-        async with span("blind MCQs", type=ROUND_SPAN):
-            recorder = interview_recorder(scene, settings, interviewer)
-            answers = await interviewer.ask(questions, on_answer=recorder)
-        record = store_as(BlindAnswers)
-        record.protocol = settings.model_dump()
-        record.answers = [
-            {
-                "about": q.about,
-                "item": q.item,
-                "text": q.text,
-                "labels": q.labels,
-                "model": interviewer.model_name(q),
-                "answer": answer,
-            }
-            for q, answer in answers.items()
-        ]
-        summary = "\n".join(f"{q.about}: {answer}" for q, answer in answers.items())
-        state.output = ModelOutput.from_content(model="blind", content=summary)
-        return state
-
-    return solve
-
-
-@scorer(metrics={BLIND_KEY: [mean(), *clustered_uncertainty()]})
-def blind_mcq() -> Scorer:
-    """MCQ accuracy without interaction (official parser and aggregation)."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        stored = store_as(BlindAnswers)
-        if not stored.answers:
-            raise ValueError(f"Sample {state.sample_id} has no blind answers in its store.")
-        protocol = Protocol.model_validate(stored.protocol)
-        answers = {_as_question(record): str(record["answer"]) for record in stored.answers}
-        models = {_as_question(record): str(record.get("model", "")) for record in stored.answers}
-        accuracy, details = score_mcq(scenario_of(state.metadata), answers, protocol, models)
-        metadata = {"protocol": protocol.mode, **details, "mcq_scored": not math.isnan(accuracy)}
-        return Score(
-            value={BLIND_KEY: accuracy},
-            explanation=mcq_explanation(details["mcq_answers"]),
-            metadata=metadata,
-        )
-
-    return score
 
 
 @task

@@ -20,12 +20,12 @@ from inspect_ai.viewer import SampleScoreView, TaskSamplesColumn, TaskSamplesVie
 from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from ..dataset.per_template import per_template_scenes
+from ..dataset.protocol_fit import check_option_marks, check_replay
 from ..dataset.samples import RoleBinding, load_scenarios, no_roles, scene_dataset
 from ..dataset.schema import Scenario
 from ..dataset.shard import Shard, parse_shard, shard_scenes
-from ..dataset.validation import DatasetError, Problem
+from ..dataset.validation import DatasetError
 from ..errors import PrerequisiteError
-from ..prompts import OPTION_MARKS
 from ..protocol import Protocol
 from ..scenario.judge_panel import JUDGE_ROLE
 from ..solvers.simulation import simulation
@@ -116,42 +116,6 @@ def argument_errors(error: ValidationError) -> str:
         expected = problem["msg"].removeprefix("Input should be ").removeprefix("Value error, ")
         lines.append(f"  -T {name}: found {problem.get('input')!r}; expected {expected}")
     return "Invalid AgentSense task argument(s):\n" + "\n".join(lines)
-
-
-def check_replay(scenes: list[Scenario], protocol: Protocol, source: str) -> list[Problem]:
-    """A recorded speaker order must have exactly one speaker per model turn."""
-    return [
-        Problem(
-            source,
-            None,
-            scene.sample_idx,
-            "speaker_order",
-            f"{len(scene.speaker_order)} speakers",
-            f"{protocol.n_turns} (max_messages - 1), or drop the field for a random order",
-        )
-        for scene in scenes
-        if scene.speaker_order is not None and len(scene.speaker_order) != protocol.n_turns
-    ]
-
-
-def check_option_marks(scenes: list[Scenario], protocol: Protocol, source: str) -> list[Problem]:
-    """Every MCQ option needs a label under the option mark (`number` has nine, 1-9)."""
-    marks = list(OPTION_MARKS) if protocol.option_mark == "all" else [protocol.option_mark]
-    labels = min(len(OPTION_MARKS[mark]) for mark in marks)
-    return [
-        Problem(
-            source,
-            None,
-            scene.sample_idx,
-            f"characters[{c}].info_reason_questions[{q}].options",
-            f"{len(item.options)} options",
-            f"at most {labels}, the labels of option_mark={protocol.option_mark!r}",
-        )
-        for scene in scenes
-        for c, character in enumerate(scene.characters)
-        for q, item in enumerate(character.info_reason_questions)
-        if item.options is not None and len(item.options) > labels
-    ]
 
 
 def task_scenes(

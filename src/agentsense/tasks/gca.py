@@ -13,8 +13,8 @@ from pydantic import ValidationError
 
 from ..errors import PrerequisiteError
 from ..gca.dataset import gca_dataset, load_circumstances
+from ..gca.gca_simulation import GCASettings, NextSpeakerPrompt, gca_simulation
 from ..gca.scorer import gca_critics
-from ..gca.simulation import GCASettings, NextSpeakerPrompt, gca_simulation
 from ..version import eval_version
 from .common import argument_errors
 from .strict import strict_arguments

@@ -15,28 +15,12 @@ from __future__ import annotations
 
 from inspect_ai import Task, task, task_with
 
-from ..dataset.schema import Scenario
+from ..dataset.schema import RECEIVER_ROLE, SENDER_ROLE
 from ..protocol import Mode, OptionMark
+from ..scenario.persona import has_both_roles, role_binding
 from ..scorers.scoring import goal_and_mcq
 from .common import TaskArguments, agentsense_task, task_scenes
 from .strict import strict_arguments
-
-SENDER_ROLE = "sender"
-RECEIVER_ROLE = "receiver"
-
-
-def has_both_roles(scene: Scenario) -> bool:
-    """Official `label_role.py`: keep a scene only if its labels are exactly {sender, receiver}."""
-    return scene.roles is not None and set(scene.roles.values()) == {SENDER_ROLE, RECEIVER_ROLE}
-
-
-def role_binding(scene: Scenario) -> dict[str, str | None]:
-    """Character -> model role: its sender/receiver label (official: non-senders receive)."""
-    roles = scene.roles or {}
-    return {
-        name: SENDER_ROLE if roles.get(name) == SENDER_ROLE else RECEIVER_ROLE
-        for name in scene.names
-    }
 
 
 @task
