@@ -32,6 +32,7 @@ from ..prompts import (
     scenario_type_prompt,
     sender_receiver_prompt,
 )
+from ..reply_json import NoJSON, reply_json
 
 LABELLER_ROLE = "labeller"
 ROLES = (SENDER_ROLE, RECEIVER_ROLE)
@@ -54,16 +55,11 @@ def numbered_goals(scene: Scenario) -> list[tuple[str, str]]:
 
 def first_json_object(text: str) -> dict[str, Any] | None:
     """The first JSON object in a reply (models often wrap it in prose or code fences)."""
-    decoder = json.JSONDecoder()
-    for start, char in enumerate(text):
-        if char == "{":
-            try:
-                value, _ = decoder.raw_decode(text[start:])
-            except ValueError:
-                continue
-            if isinstance(value, dict):
-                return value
-    return None
+    try:
+        value: dict[str, Any] = reply_json(text, objects_only=True)
+    except NoJSON:
+        return None
+    return value
 
 
 def _pick(value: Any, choices: list[str]) -> str | None:
