@@ -31,8 +31,8 @@ from pydantic import ValidationError
 from ..cache import cache_dir
 from ..dataset.validation import MAX_REPORTED, DatasetError
 from ..errors import PrerequisiteError
+from .compared_texts import reference_text
 from .record import Circumstance
-from .transcript import reference_text
 
 REPOSITORY = "Neph0s/CoSER"
 COMMIT = "624efc50db7be3a4e37cec6a1c58ed434dc9f2ce"

@@ -20,10 +20,10 @@ from ..dataset.samples import scenario_of
 from ..dataset.schema import Scenario
 from ..scenario.conversation import Conversation
 from . import prompts
+from .compared_texts import simulation_text
 from .gca_simulation import GCASettings, role_model
 from .scorer import CRITIC_ROLE, dimension_entry, explanation, profiles_text, run_critics
 from .scorer import KEYS as BOOK_KEYS
-from .transcript import simulation_text
 
 BOOK = "this AgentSense scenario"
 NO_REFERENCE = "(There is no original conversation for this scenario.)"

@@ -18,12 +18,12 @@ from inspect_ai.util import collect, store_as
 
 from ..scenario.conversation import Conversation, Turn
 from . import prompts
+from .compared_texts import actor_rounds, reference_text, simulation_text
 from .critic import Verdict, critic_messages, judge_dimension
 from .gca_simulation import GCASettings, circumstance_of, role_model
 from .overlap import bleu, rouge_l
 from .record import Circumstance
 from .score import dimension_score, ignored_severities, severity_sum
-from .transcript import actor_rounds, reference_text, simulation_text
 
 CRITIC_ROLE = "critic"
 # Score key of each dimension: short, so that every key stays whole on an 80-column console
