@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Literal
 
 from inspect_ai.scorer import Metric, SampleScore, metric, stderr
@@ -34,6 +35,17 @@ ShortTemplates = Literal["nan", "skip"]
 
 # Sample metadata key of the unit scenes are clustered by (see `dataset.samples.scene_metadata`).
 CLUSTER = "template_id"
+
+
+def mean_or_nan(values: Sequence[float]) -> float:
+    """The plain mean; a NaN among the values makes it NaN, and no values give NaN (numpy's mean
+    of an empty list, as in the official code)."""
+    return statistics.fmean(values) if values else math.nan
+
+
+def nan_mean(values: Sequence[float]) -> float:
+    """The mean of the non-NaN values (NaN when there is none), as Inspect leaves NaN scores out."""
+    return mean_or_nan([value for value in values if not math.isnan(value)])
 
 
 def clustered_uncertainty() -> list[Metric]:
@@ -76,7 +88,7 @@ def template_stds(groups: dict[str, list[float]], short: ShortTemplates) -> list
 def profile_sensitivity(groups: dict[str, list[float]], short: ShortTemplates) -> float:
     """Mean over templates of the per-template sample std."""
     stds = template_stds(groups, short)
-    return statistics.fmean(stds) if stds else math.nan
+    return mean_or_nan(stds)
 
 
 def _mode_of(scores: list[SampleScore]) -> str:
@@ -106,6 +118,6 @@ def template_mean() -> Metric:
 
     def compute(scores: list[SampleScore]) -> float:
         means = [statistics.fmean(values) for values in by_template(scores).values()]
-        return statistics.fmean(means) if means else math.nan
+        return mean_or_nan(means)
 
     return compute

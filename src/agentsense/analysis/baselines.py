@@ -16,6 +16,7 @@ from typing import cast
 from inspect_ai.model import Model
 
 from ..dataset.schema import Scenario
+from ..metrics import mean_or_nan, nan_mean
 from ..protocol import Protocol
 from ..scenario.judge_panel import Judge
 from ..scorers.goal import GoalScores, goal_questions, score_goals
@@ -38,14 +39,10 @@ def trivial_goal_scores(
     return scores
 
 
-def _mean(values: Sequence[float]) -> float:
-    return math.fsum(values) / len(values) if values else math.nan
-
-
 def mcq_chance(scene: Scenario, protocol: Protocol) -> float:
     """Expected MCQ accuracy of uniform guessing, aggregated as the MCQ scorer aggregates."""
     per_character = {
-        character.name: _mean(
+        character.name: mean_or_nan(
             [1 / len(q.options) if q.options else math.nan for q in character.info_reason_questions]
         )
         for character in scene.characters
@@ -54,8 +51,8 @@ def mcq_chance(scene: Scenario, protocol: Protocol) -> float:
         first = scene.characters[0]
         if not first.info_reason_questions:
             return math.nan
-        return _mean(list(per_character.values()))
-    return _mean([value for value in per_character.values() if not math.isnan(value)])
+        return mean_or_nan(list(per_character.values()))
+    return nan_mean(list(per_character.values()))
 
 
 GOAL_BASELINE_METRICS = ("self", "other", "judge_majority")

@@ -17,9 +17,10 @@ import pandas as pd
 from inspect_ai.scorer import SampleScore, Score
 
 from ..dataset.judge_check_items import CLAIM_CASES, INJECTION_CASES
+from ..metrics import nan_mean
 from ..scorers.judge_check_verdicts import JUDGE_METRICS, UNREADABLE
 from .content import Absent, Content
-from .other_logs import Item, OtherLogs, items, log_name, nan_mean, read_full
+from .other_logs import Item, OtherLogs, items, log_name, read_full
 from .render import markdown
 
 if TYPE_CHECKING:

@@ -4,7 +4,6 @@ its own report section; conversation, blind and labelling logs are read by `load
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ from pathlib import Path
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from inspect_ai.scorer import Score
 
+from ..metrics import nan_mean
 from .errors import ReportError
 from .loading import TASK_KINDS, short_task
 
@@ -89,12 +89,6 @@ def newest_score(sample: EvalSample) -> tuple[str, Score] | None:
         return None
     name = list(sample.scores)[-1]
     return name, sample.scores[name]
-
-
-def nan_mean(values: Sequence[float]) -> float:
-    """Mean of the non-NaN values (NaN when there is none), as Inspect leaves NaN scores out."""
-    finite = [value for value in values if not math.isnan(value)]
-    return math.fsum(finite) / len(finite) if finite else math.nan
 
 
 @dataclass

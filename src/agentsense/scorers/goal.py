@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..dataset.schema import Scenario
+from ..metrics import mean_or_nan, nan_mean
 from ..protocol import Protocol
 from ..scenario.interview import Question
 from ..scenario.judge_panel import Judge
@@ -49,22 +50,13 @@ def goal_questions(scene: Scenario, judges: Sequence[Judge]) -> list[Question]:
     return questions
 
 
-def _mean(values: Sequence[float]) -> float:
-    """Plain mean; NaN propagates, an empty list is NaN (numpy's behaviour in the official code)."""
-    return math.fsum(values) / len(values) if values else math.nan
-
-
-def _nanmean(values: Sequence[float]) -> float:
-    return _mean([value for value in values if not math.isnan(value)])
-
-
 def majority(votes: Sequence[float], official: bool) -> float:
     """Official: `statistics.mode` (first vote wins a tie). Corrected: share > 1/2, a tie is 0.5."""
     if not votes:
         return math.nan
     if official:
         return float(statistics.mode(votes))
-    share = _mean(votes)
+    share = mean_or_nan(votes)
     return 0.5 if share == 0.5 else float(share > 0.5)
 
 
@@ -97,21 +89,23 @@ def goal_scores(reading: GoalReading, judge_keys: Sequence[str], official: bool)
     else:
         flat = [float(v) for votes in votes_by_question for v in votes.values() if v is not None]
         per_judge = {
-            key: _mean([float(v) for votes in votes_by_question if (v := votes[key]) is not None])
+            key: mean_or_nan(
+                [float(v) for votes in votes_by_question if (v := votes[key]) is not None]
+            )
             for key in judge_keys
         }
     return {
-        "self": _mean(_values(reading.self_)),
-        "other": _mean(_values(reading.others)),
+        "self": mean_or_nan(_values(reading.self_)),
+        "other": mean_or_nan(_values(reading.others)),
         **per_judge,
-        "judge_mean": _mean(flat),
+        "judge_mean": mean_or_nan(flat),
         "judge_majority": majority(flat, official),
     }
 
 
 def combine(rows: Sequence[GoalScores], official: bool) -> GoalScores:
     """Mean over goals (or characters) of each key; corrected mode skips NaN entries."""
-    average: Callable[[Sequence[float]], float] = _mean if official else _nanmean
+    average: Callable[[Sequence[float]], float] = mean_or_nan if official else nan_mean
     keys = list(rows[0]) if rows else []
     return {key: average([row[key] for row in rows]) for key in keys}
 

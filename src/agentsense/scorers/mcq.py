@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..dataset.schema import Scenario
+from ..metrics import mean_or_nan, nan_mean
 from ..prompts import OPTION_MARKS, mcq_prompt
 from ..protocol import OptionMark, Protocol
 from ..scenario.interview import Question
@@ -36,10 +37,6 @@ def mcq_questions(scene: Scenario, protocol: Protocol, rng: random.Random) -> li
             text = mcq_prompt(item.question, item.options, labels)
             questions.append(Question("mcq", character.name, None, i, character.name, text, labels))
     return questions
-
-
-def _mean(values: list[float]) -> float:
-    return math.fsum(values) / len(values) if values else math.nan
 
 
 def option_label(index: int | None, labels: str) -> str | None:
@@ -94,13 +91,13 @@ def score_mcq(
         results[question.about].append(float(row["right"]))
         rows.append(row)
     unreadable = sum(row["reading"] is None for row in rows)
-    per_character = {name: _mean(values) for name, values in results.items()}
+    per_character = {name: mean_or_nan(values) for name, values in results.items()}
     if protocol.official:
         first = scene.characters[0].name
         # The official gate looks at the first character only (docs/protocol.md §4.4).
-        accuracy = _mean(list(per_character.values())) if results[first] else math.nan
+        accuracy = mean_or_nan(list(per_character.values())) if results[first] else math.nan
     else:
-        accuracy = _mean([value for value in per_character.values() if not math.isnan(value)])
+        accuracy = nan_mean(list(per_character.values()))
     return accuracy, {
         "mcq_answers": rows,
         "mcq_per_character": per_character,
