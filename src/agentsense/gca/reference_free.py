@@ -9,9 +9,6 @@ there is none. The score is CoSER's formula with R = every message of the conver
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
@@ -22,7 +19,7 @@ from ..scenario.conversation import Conversation
 from . import prompts
 from .compared_texts import simulation_text
 from .gca_simulation import GCASettings, role_model
-from .scorer import CRITIC_ROLE, dimension_entry, explanation, profiles_text, run_critics
+from .scorer import CRITIC_ROLE, critic_scores, explanation, profiles_text, run_critics
 from .scorer import KEYS as BOOK_KEYS
 
 BOOK = "this AgentSense scenario"
@@ -71,13 +68,7 @@ def critics() -> Scorer:
             simulation,
             settings,
         )
-        value: dict[str, float] = {}
-        rows: dict[str, dict[str, Any]] = {}
-        for verdict in verdicts:
-            value[KEYS[verdict.dimension]], rows[verdict.dimension] = dimension_entry(
-                verdict, len(turns)
-            )
-        value["average"] = math.fsum(value[k] for k in KEYS.values()) / len(KEYS)
+        value, rows = critic_scores(verdicts, len(turns))
         return Score(
             value=value,
             explanation=explanation(rows, {}),

@@ -16,6 +16,7 @@ from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer, stder
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect, store_as
 
+from ..metrics import mean_or_nan
 from ..scenario.conversation import Conversation, Turn
 from . import prompts
 from .compared_texts import actor_rounds, reference_text, simulation_text
@@ -55,6 +56,19 @@ def dimension_entry(verdict: Verdict, rounds: int) -> tuple[float, dict[str, Any
         "attempts": verdict.attempts,
         "replies": verdict.replies,
     }
+
+
+def critic_scores(
+    verdicts: Sequence[Verdict], rounds: int
+) -> tuple[dict[str, float], dict[str, dict[str, Any]]]:
+    """Each critic's score under its key, then their average (NaN if a dimension is unreadable),
+    and each dimension's metadata row."""
+    value: dict[str, float] = {}
+    rows: dict[str, dict[str, Any]] = {}
+    for verdict in verdicts:
+        value[KEYS[verdict.dimension]], rows[verdict.dimension] = dimension_entry(verdict, rounds)
+    value["average"] = mean_or_nan(list(value.values()))
+    return value, rows
 
 
 async def run_critics(
@@ -141,14 +155,7 @@ def gca_critics() -> Scorer:
             settings,
         )
         rounds = actor_rounds(turns)
-        value: dict[str, float] = {}
-        rows: dict[str, dict[str, Any]] = {}
-        for verdict in verdicts:
-            value[KEYS[verdict.dimension]], rows[verdict.dimension] = dimension_entry(
-                verdict, rounds
-            )
-        dims = [value[key] for key in KEYS.values()]
-        value["average"] = math.fsum(dims) / len(dims)  # NaN if a dimension is unreadable
+        value, rows = critic_scores(verdicts, rounds)
         k = min(settings.continue_from, len(record.dialogues))
         ours, book = simulation_text(turns[k:]), reference_text(record.dialogues[k:])
         overlap = {"bleu": bleu(ours, book), "rouge_l": rouge_l(ours, book)}
