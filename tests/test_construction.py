@@ -42,7 +42,8 @@ from agentsense.construction.scenes import (
     filter_reason,
     parse_division,
 )
-from agentsense.construction.screenplay import parse_text, read_screenplay, render
+from agentsense.construction.screenplay import parse_text, read_screenplay
+from agentsense.construction.script_elements import render
 from agentsense.dataset.validation import read_scenarios
 from agentsense.errors import PrerequisiteError
 from agentsense.tasks.construct import construct

@@ -23,14 +23,8 @@ from agentsense.cli import main
 from agentsense.construction.account import MAX_UNACCOUNTED, NO_CUE
 from agentsense.construction.construct_solver import bundled_script
 from agentsense.construction.export import export_scenarios, summary
-from agentsense.construction.screenplay import (
-    Element,
-    parse_script,
-    parse_text,
-    read_screenplay,
-    render,
-    speaker_name,
-)
+from agentsense.construction.screenplay import parse_script, parse_text, read_screenplay
+from agentsense.construction.script_elements import Element, render, speaker_name
 from agentsense.errors import PrerequisiteError
 from agentsense.report.errors import ReportError
 from agentsense.tasks.construct import construct

@@ -27,7 +27,7 @@ from .labelling import parse_categories, parse_roles, parse_type
 from .prompts import PROMPT_1_EPISODES_DIVISION, PROMPT_2_SCENES_DIVISION, fill_named
 from .repair import Asker, Ledger, ParseError, Stage
 from .scenes import Scene, accept_division, by_headings, filter_reason, parse_division, to_scene
-from .screenplay import Element, render
+from .script_elements import Element, render
 
 BACKGROUND = Stage("A5 background (Prompt 3)", tp.parse_background, tp.BACKGROUND_EXAMPLE)
 REWRITE = Stage("B2 scenario rewriting (Prompt 5)", tp.parse_rewrite, tp.REWRITE_EXAMPLE)

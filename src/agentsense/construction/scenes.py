@@ -15,7 +15,8 @@ from collections import Counter
 from pydantic import BaseModel
 
 from .repair import ParseError, as_object, extract_json
-from .screenplay import Element, parse_text, speakers
+from .screenplay import parse_text
+from .script_elements import Element, speakers
 
 
 class Line(BaseModel):

@@ -19,7 +19,8 @@ from typing import Any
 
 from ..construction import prompts as cp
 from ..construction.scenes import by_headings
-from ..construction.screenplay import parse_text, render
+from ..construction.screenplay import parse_text
+from ..construction.script_elements import render
 from ..prompts import GOAL_CATEGORIES, SCENARIO_TYPES
 
 _SECRET = re.compile(
