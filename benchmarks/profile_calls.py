@@ -7,8 +7,8 @@ Runs `inspect eval agentsense/full` (the same command as benchmarks/side_by_side
 sampled) against the stub server, then prints:
 
 - by component: each sample charged to the first library found walking out from the innermost
-  frame (the same components as benchmarks/throughput.py's in-process profile), with start-up
-  imports apart (any sample with an import on its stack);
+  frame (the components of benchmarks/stack_profile.py, as in throughput.py's in-process
+  profile), with start-up imports apart (any sample with an import on its stack);
 - by function: the inclusive share of the samples of every function on a sample's stack (a
   function counted once per sample), the largest first, each with its ms per model call
   (share x the process's CPU seconds / calls).
@@ -26,8 +26,9 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from processes import isolated_env, stub_server, stub_stats, timed_child
 from side_by_side import JUDGES, scenes_file
-from throughput import COMPONENTS, isolated_env, stub_server, stub_stats, timed_child
+from stack_profile import COMPONENTS
 
 IMPORT_FRAME = "<frozen importlib._bootstrap>"
 # Frames that are on (nearly) every stack: the CLI, the event loop, the retry wrapper.

@@ -42,7 +42,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from throughput import ChildUsage, isolated_env, stub_server, stub_stats, timed_child
+from processes import ChildUsage, isolated_env, stub_server, stub_stats, timed_child
 
 HERE = Path(__file__).parent
 OPTIONS_FILE = HERE / "inspect_options.json"

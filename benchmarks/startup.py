@@ -26,7 +26,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from throughput import isolated_env, stub_server
+from processes import isolated_env, stub_server
 
 HERE = Path(__file__).parent
 JUDGES = "judge=vllm/judge-a,vllm/judge-b,vllm/judge-c"

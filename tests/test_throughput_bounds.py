@@ -1,4 +1,5 @@
-"""The schedule bounds of `benchmarks/throughput.py` (arithmetic only: no timing here)."""
+"""The schedule bounds of `benchmarks/throughput.py` (`schedule_bounds.py`; arithmetic only: no
+timing here), and its reading of a log (`run_logs.py`)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).parents[1] / "benchmarks" / "throughput.py"
+BENCHMARKS = Path(__file__).parents[1] / "benchmarks"
 
 
-def benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("throughput", SCRIPT)
+def benchmark(name: str = "schedule_bounds") -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up
@@ -57,7 +58,7 @@ def test_the_benchmark_reads_turns_and_rounds_off_a_real_log(kind_logs: dict[str
     log = read_eval_log(str(kind_logs["full"]))
     assert log.samples
     for sample in log.samples:
-        turns, rounds, calls = benchmark().sample_rounds(sample.events)
+        turns, rounds, calls = benchmark("run_logs").sample_rounds(sample.events)
         assert turns == MAX_MESSAGES - 1  # the greeting is scripted, not a call
         assert rounds == 1  # `full` asks goal and MCQ questions in one round
         assert calls == sum(isinstance(e, ModelEvent) for e in sample.events)
