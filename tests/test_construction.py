@@ -34,15 +34,15 @@ from agentsense.construction.export import export_scenarios, summary
 from agentsense.construction.prompts import PAPER_PROMPTS
 from agentsense.construction.repair import Asker, Ledger, ParseError, extract_json, parse_yes_no
 from agentsense.construction.review import SheetError, apply_sheet, sheet_rows, write_sheet
-from agentsense.construction.scenes import (
+from agentsense.construction.screenplay import parse_text, read_screenplay
+from agentsense.construction.screenplay_scenes import (
     Line,
-    Scene,
+    ScreenplayScene,
     accept_division,
     by_headings,
     filter_reason,
     parse_division,
 )
-from agentsense.construction.screenplay import parse_text, read_screenplay
 from agentsense.construction.script_elements import render
 from agentsense.dataset.validation import read_scenarios
 from agentsense.errors import PrerequisiteError
@@ -187,9 +187,9 @@ def test_division_read_back_and_rejected_when_text_changes() -> None:
         parse_division('{"part1": "x"}', "scene")
 
 
-def _scene(lines: list[tuple[str, str]]) -> Scene:
+def _scene(lines: list[tuple[str, str]]) -> ScreenplayScene:
     dialog = [Line(role=r, content=c) for r, c in lines]
-    return Scene(episode=1, scene=1, heading="", description="", dialog=dialog)
+    return ScreenplayScene(episode=1, scene=1, heading="", description="", dialog=dialog)
 
 
 def test_scene_filter_needs_ten_speeches_and_two_characters_speaking_twice() -> None:

@@ -26,7 +26,14 @@ from .account import LineAccount
 from .labelling import parse_categories, parse_roles, parse_type
 from .prompts import PROMPT_1_EPISODES_DIVISION, PROMPT_2_SCENES_DIVISION, fill_named
 from .repair import Asker, Ledger, ParseError, Stage
-from .scenes import Scene, accept_division, by_headings, filter_reason, parse_division, to_scene
+from .screenplay_scenes import (
+    ScreenplayScene,
+    accept_division,
+    by_headings,
+    filter_reason,
+    parse_division,
+    to_scene,
+)
 from .script_elements import Element, render
 
 BACKGROUND = Stage("A5 background (Prompt 3)", tp.parse_background, tp.BACKGROUND_EXAMPLE)
@@ -128,13 +135,13 @@ class Pipeline:
             return [parent]
         return accepted
 
-    async def scenes(self, elements: tuple[Element, ...]) -> list[Scene]:
+    async def scenes(self, elements: tuple[Element, ...]) -> list[ScreenplayScene]:
         async with span("A1-A2 division", type="stage"):
             episodes = by_headings(elements)
             if self.settings.division == "model":
                 prompt = fill_named(PROMPT_1_EPISODES_DIVISION, script=render(elements))
                 episodes = await self._divide(list(elements), prompt, "episode", "script")
-            scenes: list[Scene] = []
+            scenes: list[ScreenplayScene] = []
             for e, episode in enumerate(episodes, start=1):
                 prompt = fill_named(PROMPT_2_SCENES_DIVISION, episode=render(episode))
                 parts = await self._divide(episode, prompt, "scene", f"e{e}")
@@ -151,7 +158,7 @@ class Pipeline:
         self.result.kept = [scene.key for scene in kept]
         return kept
 
-    async def backgrounds(self, scenes: list[Scene]) -> dict[str, str]:
+    async def backgrounds(self, scenes: list[ScreenplayScene]) -> dict[str, str]:
         """Prompt 3 in script order; each scene sees the earlier outputs as its running context."""
         out: dict[str, str] = {}
         last_of_episode: dict[int, str] = {}
@@ -181,7 +188,7 @@ class Pipeline:
                 kept.append(goal)
         return gl.distinct(kept)
 
-    async def goals(self, scene: Scene, background: str) -> tp.Draft | None:
+    async def goals(self, scene: ScreenplayScene, background: str) -> tp.Draft | None:
         extracted = []
         async with span("B1 goal extraction", type="stage"):
             for name in scene.characters:
@@ -335,7 +342,7 @@ class Pipeline:
                 synthesized[name] = agents
         return Agents(profiles, relationship, replaceable, synthesized)
 
-    async def template(self, scene: Scene, background: str) -> ch.Template | None:
+    async def template(self, scene: ScreenplayScene, background: str) -> ch.Template | None:
         async with span(f"scene {scene.key}", type="scene"):
             draft = await self.goals(scene, background)
             if draft is None:

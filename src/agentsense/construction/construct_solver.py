@@ -24,7 +24,6 @@ from ..errors import PrerequisiteError
 from ..metrics import score_values
 from .build import BuildResult, BuildSettings, Pipeline
 from .repair import Asker, Ledger
-from .scenes import has_interaction
 from .screenplay import (
     EXPECTED,
     Screenplay,
@@ -34,6 +33,7 @@ from .screenplay import (
     read_screenplay,
     script_files,
 )
+from .screenplay_scenes import has_interaction
 
 logger = logging.getLogger(__name__)
 

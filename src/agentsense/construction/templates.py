@@ -22,7 +22,7 @@ from .prompts import (
     fill_named,
 )
 from .repair import ParseError, as_object, extract_json, text_field, text_list
-from .scenes import Scene
+from .screenplay_scenes import ScreenplayScene
 
 BACKGROUND_EXAMPLE = '{"background": "..."}'
 REWRITE_EXAMPLE = (
@@ -65,7 +65,7 @@ class Relocation(BaseModel):
 
 
 def background_prompt(
-    scene: Scene, episode_backgrounds: list[str], scene_backgrounds: list[str]
+    scene: ScreenplayScene, episode_backgrounds: list[str], scene_backgrounds: list[str]
 ) -> str:
     """Running backgrounds: earlier episodes' and this episode's earlier scenes' Prompt-3 output."""
     scenario = {
@@ -84,7 +84,9 @@ def parse_background(reply: str) -> str:
 # --- Prompt 5 ----------------------------------------------------------------------------------
 
 
-def rewrite_prompt(background: str, scene: Scene, characters: list[CharacterGoals]) -> str:
+def rewrite_prompt(
+    background: str, scene: ScreenplayScene, characters: list[CharacterGoals]
+) -> str:
     scenario = {
         "background": background,
         "description": scene.description,

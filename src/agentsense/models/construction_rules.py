@@ -18,8 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..construction import prompts as cp
-from ..construction.scenes import by_headings
 from ..construction.screenplay import parse_text
+from ..construction.screenplay_scenes import by_headings
 from ..construction.script_elements import render
 from ..prompts import GOAL_CATEGORIES, SCENARIO_TYPES
 

@@ -26,7 +26,7 @@ class Line(BaseModel):
     content: str
 
 
-class Scene(BaseModel):
+class ScreenplayScene(BaseModel):
     """A scene of an episode: what Prompt 3 and Prompt 4 are given."""
 
     episode: int  # 1-based, in script order
@@ -85,18 +85,20 @@ def accept_division(parent: list[Element], parts: list[str]) -> list[list[Elemen
     return read
 
 
-def to_scene(episode: int, number: int, elements: list[Element], heading: str = "") -> Scene:
+def to_scene(
+    episode: int, number: int, elements: list[Element], heading: str = ""
+) -> ScreenplayScene:
     """A scene; one without its own heading takes its episode's (a scene is in one place)."""
     heading = next((e.text for e in elements if e.kind == "heading"), heading)
     context = [e.text for e in elements if e.kind == "action"]
     context = [heading, *context] if heading else context
     dialog = [Line(role=e.speaker or "", content=e.text) for e in elements if e.kind == "dialogue"]
-    return Scene(
+    return ScreenplayScene(
         episode=episode, scene=number, heading=heading, description=" ".join(context), dialog=dialog
     )
 
 
-def filter_reason(scene: Scene, min_dialogues: int) -> str | None:
+def filter_reason(scene: ScreenplayScene, min_dialogues: int) -> str | None:
     """Why a scene is dropped (paper: < 10 dialogues; code: < 2 characters speaking twice)."""
     if len(scene.dialog) < min_dialogues:
         return f"{len(scene.dialog)} speeches, fewer than min_dialogues={min_dialogues}"
