@@ -25,8 +25,7 @@ from agentsense.construction.construct_solver import bundled_script
 from agentsense.construction.export import export_scenarios, summary
 from agentsense.construction.screenplay import parse_script, parse_text, read_screenplay
 from agentsense.construction.script_elements import Element, render, speaker_name
-from agentsense.errors import PrerequisiteError
-from agentsense.report.errors import ReportError
+from agentsense.errors import PrerequisiteError, ReportError
 from agentsense.tasks.construct import construct
 
 SCRIPTS = Path(__file__).parent / "fixtures" / "construction" / "scripts"

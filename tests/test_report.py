@@ -20,16 +20,16 @@ from inspect_ai.scorer import match
 from inspect_ai.solver import generate
 from scipy import stats as sps
 
+from agentsense.analysis.log_reader import load_runs
+from agentsense.analysis.mcq_target import mcq_target
 from agentsense.cli import main
 from agentsense.dataset.samples import load_scenarios
-from agentsense.report.errors import ReportError
+from agentsense.errors import ReportError
 from agentsense.report.frames import build_units
 from agentsense.report.labels import Labels, apply_labels
-from agentsense.report.loading import load_runs
 from agentsense.report.sensitivity import abnormal_templates
 from agentsense.report.stats import mean_ci, variance_test
 from agentsense.report.tables import scene_breakdown
-from agentsense.report.targets import mcq_target
 from agentsense.tasks import blind
 from agentsense.tasks.homogeneous import full, goal
 from agentsense.tasks.pairwise import pairwise

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from inspect_ai.model import get_model
 
+from agentsense.analysis.sample_rows import SampleContext, goal_rows
 from agentsense.dataset.schema import Scenario
 from agentsense.protocol import Protocol
-from agentsense.report.loading import SampleContext, goal_rows
 from agentsense.scenario.judge_panel import Judge
 from agentsense.scorers.goal import goal_questions, score_goals
 

@@ -405,7 +405,7 @@ def test_sample_list_hides_the_empty_columns(full_log: EvalLog) -> None:
 
 
 def test_the_answers_frame_is_read_from_the_logged_rows(full_log: EvalLog) -> None:
-    from agentsense.report.loading import load_runs
+    from agentsense.analysis.log_reader import load_runs
 
     answers = load_runs([full_log.location]).answers
     sample = sample_of(full_log, WITH_MCQ)

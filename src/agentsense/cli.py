@@ -234,8 +234,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def run_report(args: argparse.Namespace) -> int:
+    from .errors import ReportError
     from .report.build import ReportOptions, write_report
-    from .report.errors import ReportError
 
     if not args.logs:
         raise ReportError("no log given: pass log files or folders of logs (e.g. logs/).")
@@ -377,8 +377,8 @@ def run_args(args: argparse.Namespace) -> int:
 
 def run_annotate(args: argparse.Namespace) -> int:
     from .analysis import annotation
+    from .analysis.log_reader import load_runs
     from .report.annotate import human_agreement, sample_path, write_agreement, write_sheet
-    from .report.loading import load_runs
 
     runs = load_runs(args.logs, args.scorer, args.prefer_newest)
     if args.labels is None:
@@ -430,7 +430,7 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     os.environ.setdefault("INSPECT_LOG_LEVEL", "error")
-    from .report.errors import ReportError
+    from .errors import ReportError
 
     try:
         return COMMANDS[args.command](args)

@@ -6,6 +6,7 @@ frames the report builds and on frames a user builds with `inspect_ai.analysis`.
 """
 
 from .agreement import panel_agreement
-from .answers import ANSWER_COLUMNS, goal_answers
+from .answers import ANSWER_COLUMNS
+from .log_reader import goal_answers
 
 __all__ = ["ANSWER_COLUMNS", "goal_answers", "panel_agreement"]

@@ -29,10 +29,10 @@ import pandas as pd
 from sklearn.metrics import cohen_kappa_score
 
 from ..dataset.schema import Scenario
-from ..report.loading import records
 from ..scenario.conversation import Turn, visible_text
 from ..scorers.goal import majority
 from .agreement import fleiss
+from .log_fields import records
 
 DEFAULT_SCENES = 100  # as the paper (App. D.1: 100 scenes, 584 goal questions)
 DEFAULT_SEED = 0

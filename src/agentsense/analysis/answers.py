@@ -88,11 +88,3 @@ def answer_rows(
 
 def answer_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(list(rows), columns=ANSWER_COLUMNS)
-
-
-def goal_answers(logs: Sequence[str]) -> pd.DataFrame:
-    """Every goal answer of AgentSense logs (files or folders), with the columns above."""
-    from ..report.loading import load_runs  # the report's reader; imported late (it imports us)
-
-    answers: pd.DataFrame = load_runs(logs).answers
-    return answers

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..dataset.validation import read_scenarios
-from ..report.errors import ReportError
+from ..errors import ReportError
 from .build import FILTERED, BuildResult, instantiate_all
 from .characters import Template
 from .review import apply_sheet, write_sheet

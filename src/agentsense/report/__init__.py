@@ -1,6 +1,6 @@
 """From logs to findings: `agentsense report` (tables, figures, statistics) and `compare`.
 
-Modules: `loading` (logs -> frames via Inspect's log and dataframe APIs), `settings` (which runs
+Modules (the logs are read into frames by `analysis.log_reader`): `settings` (which runs
 are comparable, row labels), `frames` (analysis units, epochs averaged), `stats` (intervals and
 tests), `tables`, `sensitivity` (App. D.6), `plots`, `render`, `build` (the report) and `compare`.
 Import the submodules directly; this package stays import-light.

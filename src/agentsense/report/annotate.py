@@ -32,8 +32,9 @@ from ..analysis.annotation import (
     sample_units,
     unit_rows,
 )
-from .errors import ReportError
-from .loading import Runs, records, sample_conversation
+from ..analysis.log_fields import records
+from ..analysis.log_reader import Runs, sample_conversation
+from ..errors import ReportError
 from .render import markdown
 
 SAMPLE_SUFFIX = ".sample.json"

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..analysis.log_fields import READ_TASKS, records
+from ..analysis.log_reader import Runs, load_runs, log_paths
 from . import tables
 from .construction import construction_section
 from .content import Absent, Content
@@ -18,7 +20,6 @@ from .gca import gca_section
 from .judge_check import judge_check_section
 from .judging import JudgeTables, judge_tables
 from .labels import apply_labels, read_labels
-from .loading import READ_TASKS, Runs, load_runs, log_paths, records
 from .other_logs import OtherLogs, split_logs
 from .plots import (
     DIFFERENCE_LIMITS,

@@ -21,9 +21,10 @@ from typing import Any
 
 import pandas as pd
 
+from ..analysis.log_fields import SCENE_METRICS, records
+from ..analysis.log_reader import load_scores
+from ..errors import ReportError
 from .comparable import ALLOW_MIXED, ALLOW_TASK, differences
-from .errors import ReportError
-from .loading import SCENE_METRICS, load_scores, records
 from .render import markdown
 from .stats import Paired, Test, min_detectable_difference, paired
 

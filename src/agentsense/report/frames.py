@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..analysis.baselines import BASELINE_COLUMNS
-from .loading import GOAL_METRICS, LABEL_METRICS, Runs
+from ..analysis.log_fields import GOAL_METRICS, LABEL_METRICS
+from ..analysis.log_reader import Runs
 from .settings import label_runs
 
 RUN_COLUMNS = ["log", "group", "family", "variant", "kind", "task", "model", "sender", "receiver"]

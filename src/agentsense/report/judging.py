@@ -18,7 +18,8 @@ from ..analysis.agreement import (
     panel_agreement,
     unreadable_shares,
 )
-from .loading import judge_labels, records
+from ..analysis.log_fields import records
+from ..analysis.sample_rows import judge_labels
 
 SUMMARY_COLUMNS = [
     "run",

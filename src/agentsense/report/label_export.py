@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..dataset.schema import Scenario
-from .errors import ReportError
+from ..errors import ReportError
 from .labels import Labels
 
 

@@ -1,5 +1,5 @@
 """Whole samples of a run's logs, streamed, for the sections that need more than the score
-summaries `loading` reads (every scoring of a sample; every model event)."""
+summaries `analysis.log_reader` reads (every scoring of a sample; every model event)."""
 
 from __future__ import annotations
 

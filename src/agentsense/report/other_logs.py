@@ -12,9 +12,9 @@ from pathlib import Path
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from inspect_ai.scorer import Score
 
+from ..analysis.log_fields import TASK_KINDS, short_task
+from ..errors import ReportError
 from ..metrics import nan_mean
-from .errors import ReportError
-from .loading import TASK_KINDS, short_task
 
 OTHER_TASKS = ("judge_check", "construct", "gca")
 PREFIX = "agentsense/"

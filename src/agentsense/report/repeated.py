@@ -15,8 +15,9 @@ import statistics
 
 import pandas as pd
 
+from ..analysis.log_fields import records
+from ..analysis.log_reader import Runs
 from .frames import Units
-from .loading import Runs, records
 from .render import DASH, Section, markdown
 
 REPEATED_KINDS = ("homogeneous", "pairwise", "blind")

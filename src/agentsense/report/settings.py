@@ -16,8 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from .errors import ReportError
-from .loading import records
+from ..analysis.log_fields import records
+from ..errors import ReportError
 
 # Settings that must agree across runs (the judge panel only across runs that judge goals).
 STRICT = (

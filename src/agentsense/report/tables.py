@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from ..analysis.log_fields import LABEL_METRICS
 from ..metrics import profile_sensitivity
 from ..metrics import template_stds as template_std_list
 from .frames import CONVERSATIONS, Units
-from .loading import LABEL_METRICS
 from .stats import (
     DIFFERENCE,
     UNIT,

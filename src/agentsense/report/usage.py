@@ -19,11 +19,11 @@ import pandas as pd
 from inspect_ai.event import ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalSample, read_eval_log
 
+from ..analysis.log_fields import records
 from ..dataset.schema import RECEIVER_ROLE, SENDER_ROLE
 from ..scenario.judge_panel import JUDGE_ROLE
 from ..scenario.persona import CHARACTER_ROLE
 from ..scorers.repeats import REPEAT_KEY
-from .loading import records
 from .log_samples import run_paths, sample_frame
 from .render import Section, markdown
 

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 from inspect_ai.log import EvalSample
 
+from ..analysis.log_fields import records
 from ..analysis.variance import (
     COMPONENTS,
     REMEDY,
@@ -24,7 +25,6 @@ from ..analysis.variance import (
     with_intervals,
 )
 from ..scorers.repeats import REPEAT_KEY
-from .loading import records
 from .log_samples import run_paths, sample_frame
 from .render import Section, markdown
 from .stats import clustered_mean_ci

@@ -15,60 +15,48 @@ Samples with an error or without an AgentSense score are left out (counted in `n
 are logs of other tasks. A log with several scorings (re-judged with `inspect score --action
 append`) is read with the one named by `scorer`, or by default with all of them, the newest
 overriding the older key by key; the run's `scoring` says which. Logs of one run are merged by
-the rules of `merge`. Each log is read once per process while its file is unchanged.
+the rules of `log_merge`. Each log is read once per process while its file is unchanged.
 """
 
 from __future__ import annotations
 
 import functools
-import json
-import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from inspect_ai.analysis import SampleColumn, SampleScores, evals_df, samples_df
+from inspect_ai.analysis import evals_df, samples_df
 from inspect_ai.log import list_eval_logs, read_eval_log_sample
 
-from ..analysis.answers import answer_frame, answer_rows
-from ..analysis.baselines import scene_baselines
 from ..dataset.schema import Scenario
-from ..protocol import Protocol
+from ..errors import ReportError
 from ..scenario.conversation import Conversation, Turn
-from .errors import ReportError
-from .merge import LogData, config_key, merge_logs, signature
-from .targets import mcq_target
-
-# Task name (without the `agentsense/` prefix) -> kind of run.
-TASK_KINDS = {
-    "goal": "homogeneous",
-    "info": "homogeneous",
-    "full": "homogeneous",
-    "pairwise": "pairwise",
-    "blind": "blind",
-    "labelling": "labelling",
-    "script_prediction": "script",
-}
-NO_ROUNDS = ("blind", "script_prediction")
-READ_TASKS = ", ".join(f"agentsense/{task}" for task in TASK_KINDS)
-SCENE_METRICS = (
-    "self",
-    "other",
-    "judge_mean",
-    "judge_majority",
-    "mcq_accuracy",
-    "blind_mcq_accuracy",
-    "script_accuracy",
+from .answers import answer_frame, answer_rows
+from .log_fields import (
+    GOAL_METRICS,
+    JUDGED_TASKS,
+    LOG_SUFFIXES,
+    NO_ROUNDS,
+    PROTOCOL_FIELDS,
+    READ_TASKS,
+    SAMPLE_COLUMNS,
+    SCORE_COLUMNS,
+    SCORE_KEYS,
+    TASK_KINDS,
+    as_float,
+    json_value,
+    merged_scores,
+    missing,
+    panel,
+    records,
+    score_names,
+    setup,
+    short_task,
 )
-# The agreement of a labelling run with the dataset's own labels.
-LABEL_METRICS = ("type_agreement", "category_agreement", "role_agreement")
-SCORE_KEYS = (*SCENE_METRICS, *LABEL_METRICS)
-GOAL_METRICS = ("self", "other", "judge_mean", "judge_majority")
-PROTOCOL_FIELDS = ("mode", "agent_temperature", "judge_temperature", "max_tokens", "option_mark")
-LOG_SUFFIXES = (".eval", ".json")
+from .log_merge import LogData, config_key, merge_logs, signature
+from .sample_rows import goal_rows, mcq_rows, sample_context, scene_row
 
 
 @dataclass
@@ -114,25 +102,13 @@ def log_paths(inputs: Sequence[str]) -> list[str]:
     return paths
 
 
-# --- small helpers -------------------------------------------------------------------------------
-
-
-def _json(value: Any) -> Any:
-    """A JSON column value as Python (dataframe columns hold JSON strings)."""
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return value
+# --- evals -------------------------------------------------------------------------------------
 
 
 def _role_models(model_roles: Any) -> dict[str, str]:
     """Role -> model name (the first model of a list, as `get_model(role=...)` does)."""
     roles: dict[str, str] = {}
-    for role, bound in (_json(model_roles) or {}).items():
+    for role, bound in (json_value(model_roles) or {}).items():
         first = bound[0] if isinstance(bound, list) and bound else bound
         if isinstance(first, dict):
             roles[role] = str(first.get("model"))
@@ -143,40 +119,15 @@ def _role_models(model_roles: Any) -> dict[str, str]:
 
 def _judge_models(model_roles: Any, model: str) -> str:
     """The judge panel as logged (role `judge`, a list makes a panel); unbound: evaluated model."""
-    bound = (_json(model_roles) or {}).get("judge")
+    bound = (json_value(model_roles) or {}).get("judge")
     panel = bound if isinstance(bound, list) else [bound] if bound else [model]
     return ", ".join(
         str(judge.get("model")) if isinstance(judge, dict) else str(judge) for judge in panel
     )
 
 
-def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """The rows of a frame as dicts with string keys."""
-    return [{str(key): value for key, value in row.items()} for row in frame.to_dict("records")]
-
-
-def short_task(name: str) -> str:
-    return name.split("/")[-1]
-
-
-def _float(value: Any) -> float:
-    return math.nan if value is None else float(value)
-
-
-def sample_conversation(path: str, sample_id: str, epoch: int) -> tuple[Scenario, list[Turn]]:
-    """One sample's scenario and conversation (the store's `Conversation:turns`), for the few
-    samples a caller needs in full (the frames keep neither)."""
-    sample = read_eval_log_sample(path, id=sample_id, epoch=epoch)
-    turns = (sample.store or {}).get(f"{Conversation.__name__}:turns") or []
-    scene = Scenario.model_validate((sample.metadata or {})["scenario"])
-    return scene, [Turn.model_validate(turn) for turn in turns]
-
-
-# --- evals -------------------------------------------------------------------------------------
-
-
 def _eval_row(row: Mapping[str, Any]) -> dict[str, Any]:
-    metadata = _json(row["metadata"]) or {}
+    metadata = json_value(row["metadata"]) or {}
     protocol = metadata.get("protocol") or {}
     roles = _role_models(row["model_roles"])
     model = str(row["model"])
@@ -206,12 +157,12 @@ def _eval_row(row: Mapping[str, Any]) -> dict[str, Any]:
 
 def _subset(value: Any) -> int | None:
     """`-T per_template=K` of a run (None: every scene of each template)."""
-    value = _json(value)
-    return None if _missing(value) else int(value)
+    value = json_value(value)
+    return None if missing(value) else int(value)
 
 
 def _is_agentsense(row: Mapping[str, Any]) -> bool:
-    metadata = _json(row["metadata"])
+    metadata = json_value(row["metadata"])
     return (
         short_task(str(row["task_name"])) in TASK_KINDS
         and isinstance(metadata, dict)
@@ -219,239 +170,22 @@ def _is_agentsense(row: Mapping[str, Any]) -> bool:
     )
 
 
-# --- samples -----------------------------------------------------------------------------------
-
-_SAMPLE_COLUMNS = [
-    SampleColumn("id", path="id", required=True, type=str),
-    SampleColumn("epoch", path="epoch", required=True),
-    SampleColumn("error", path="error", default=""),
-    SampleColumn("metadata_*", path="metadata"),
-    SampleColumn("scenario", path="metadata.scenario", full=True),
-    *SampleScores,
-]
-_DETAIL_SUFFIXES = ("_explanation", "_metadata", "_answer", "_reason")
-
-
-def score_names(row: Mapping[str, Any]) -> list[str]:
-    """The scorings of a sample in log order (`inspect score --action append` adds one last)."""
-    return [
-        column.removeprefix("score_")
-        for column in row
-        if column.startswith("score_")
-        and not column.endswith(_DETAIL_SUFFIXES)
-        and isinstance(_json(row[column]), dict)
-    ]
-
-
-def merged_scores(
-    row: Mapping[str, Any], scorer: str | None = None
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Score values and score metadata of a sample: of `scorer` only, or of all its scorings,
-    a later one (e.g. appended by `inspect score --action append`) overriding an earlier one."""
-    values: dict[str, Any] = {}
-    metadata: dict[str, Any] = {}
-    for name in score_names(row):
-        if scorer is None or name == scorer:
-            values.update(_json(row[f"score_{name}"]))
-            metadata.update(_json(row.get(f"score_{name}_metadata")) or {})
-    return values, metadata
-
-
-@dataclass
-class SampleContext:
-    """One scored sample of one log, with what is needed to expand it into rows."""
-
-    log: str
-    id: str
-    epoch: int
-    scene: Scenario
-    values: dict[str, Any]
-    metadata: dict[str, Any]
-    character_models: dict[str, str]
-    character_roles: dict[str, str | None]
-
-    @property
-    def key(self) -> dict[str, Any]:
-        return {"log": self.log, "id": self.id, "epoch": self.epoch}
-
-
-def judge_labels(judges: Mapping[str, str]) -> dict[str, str]:
-    """judge_i -> a column label naming the judge model (numbered if a model sits twice)."""
-    seen: Counter[str] = Counter()
-    labels: dict[str, str] = {}
-    for key, name in judges.items():
-        seen[name] += 1
-        labels[key] = f"judge: {name}" + (f" ({seen[name]})" if seen[name] > 1 else "")
-    return labels
-
-
-def scene_row(context: SampleContext, rounds: Any) -> dict[str, Any]:
-    scene, values = context.scene, context.values
-    row: dict[str, Any] = {
-        **context.key,
-        # The file this sample was read from (merging renames `log` to the run's newest log).
-        "source_log": context.log,
-        "template_id": str(scene.template_idx),
-        "scenario_type": scene.scenario_type,
-        "n_characters": len(scene.characters),
-        "rounds": rounds,
-    }
-    row.update({name: _float(values[name]) for name in SCORE_KEYS if name in values})
-    for key, label in judge_labels(context.metadata.get("judges") or {}).items():
-        row[label] = _float(values.get(key))
-    protocol = Protocol.model_validate({"mode": context.metadata.get("protocol") or "official"})
-    judges = list(context.metadata.get("judges") or {})
-    scored = {name: row[name] for name in SCORE_KEYS if name in row}
-    row.update(scene_baselines(scene, judges, protocol, scored))
-    return row
-
-
-def goal_rows(context: SampleContext) -> list[dict[str, Any]]:
-    """One row per goal, with the per-goal scores the scorer logged (`goal_scores`)."""
-    logged = {
-        (row["character"], row["goal"]): row for row in context.metadata.get("goal_scores") or []
-    }
-    rows = []
-    for character in context.scene.characters:
-        for index, goal in enumerate(character.goals):
-            scores = logged.get((character.name, index + 1))  # goals are logged from 1
-            if scores is None:
-                continue
-            rows.append(
-                {
-                    **context.key,
-                    "character": character.name,
-                    "goal_index": index,
-                    "goal": goal.goal,
-                    "category": goal.category,
-                    "role": context.character_roles.get(character.name),
-                    "player": context.character_models[character.name],
-                    **{name: _float(scores[name]) for name in GOAL_METRICS},
-                }
-            )
-    return rows
-
-
-def mcq_rows(context: SampleContext) -> list[dict[str, Any]]:
-    """One row per MCQ answer the scorer logged (`mcq_answers`, MCQs numbered from 1)."""
-    rows = []
-    for answer in context.metadata.get("mcq_answers") or []:
-        asker, index = str(answer["character"]), int(answer["mcq"]) - 1
-        items = context.scene.character(asker).info_reason_questions
-        target = mcq_target(context.scene, asker, items[index])
-        rows.append(
-            {
-                **context.key,
-                "asker": asker,
-                "item": index,
-                "asker_model": context.character_models[asker],
-                "asker_role": context.character_roles.get(asker),
-                "target": target,
-                "target_model": context.character_models.get(target) if target else None,
-                "target_role": context.character_roles.get(target) if target else None,
-                "correct": float(bool(answer["right"])),
-            }
-        )
-    return rows
-
-
-def _context(
-    row: Mapping[str, Any], run: Mapping[str, Any], scorer: str | None = None
-) -> SampleContext | None:
-    values, metadata = merged_scores(row, scorer)
-    if row.get("error") or not values or not _json(row.get("scenario")):
-        return None
-    scene = Scenario.model_validate(_json(row["scenario"]))
-    roles: dict[str, str | None] = _json(row.get("metadata_model_roles")) or {}
-    models = {
-        name: run["roles"].get(role, run["model"]) if role else run["model"]
-        for name, role in ((n, roles.get(n)) for n in scene.names)
-    }
-    return SampleContext(
-        str(row["log"]),
-        str(row["id"]),
-        int(row["epoch"]),
-        scene,
-        values,
-        metadata,
-        models,
-        {name: roles.get(name) for name in scene.names},
-    )
-
-
-def score_values(scores: Any) -> dict[str, Any]:
-    """A sample's `scores` mapping -> {scorer: value}, for one `score_*` column per scorer."""
-    return {name: score["value"] for name, score in dict(scores).items()}
-
-
-# The score metadata compare checks (who played, who judged); the rest is not read there.
-SETUP_KEYS = ("judges", "cast", "roles")
-
-
-def score_setups(scores: Any) -> dict[str, Any]:
-    """A sample's `scores` -> {scorer: value, "<scorer>_metadata": JSON of its SETUP_KEYS}."""
-    setups = {
-        f"{name}_metadata": json.dumps(
-            {key: (score.get("metadata") or {}).get(key) for key in SETUP_KEYS}
-        )
-        for name, score in dict(scores).items()
-    }
-    return {**score_values(scores), **setups}
-
-
-_SCORE_COLUMNS = [
-    SampleColumn("id", path="id", required=True, type=str),
-    SampleColumn("epoch", path="epoch", required=True),
-    SampleColumn("error", path="error", default=""),
-    SampleColumn("score_*", path="scores", value=score_setups),
-    # The cluster of compare's clustered intervals (sample summaries keep scalar metadata).
-    SampleColumn("template_id", path="metadata.template_id", default=None),
-]
-JUDGED_TASKS = ("goal", "full", "pairwise")
-EVALUATED = "<evaluated model>"
-
-
-def panel(metadata: Mapping[str, Any]) -> str:
-    """The judge panel named in a score's metadata ("" when no judge scored it)."""
-    judges = metadata.get("judges")
-    return ", ".join(map(str, judges.values())) if isinstance(judges, dict) else ""
-
-
-def setup(metadata: Mapping[str, Any], model: str) -> dict[str, str]:
-    """How a sample was played and judged, from its score metadata: the judge panel, the cast
-    (character -> model, the evaluated model named as such, so two models' runs compare) and the
-    pairing (character -> sender / receiver / character)."""
-    cast = {
-        str(name): EVALUATED if played == model else str(played)
-        for name, played in (metadata.get("cast") or {}).items()
-    }
-    return {
-        "judges": panel(metadata),
-        "cast": json.dumps(cast, sort_keys=True),
-        "pairing": json.dumps(metadata.get("roles") or {}, sort_keys=True, default=str),
-    }
-
-
 # --- one log -----------------------------------------------------------------------------------
-
-
-def _missing(value: Any) -> bool:
-    return value is None or (not isinstance(value, (list, dict, str)) and bool(pd.isna(value)))
 
 
 def _config(row: Mapping[str, Any]) -> str:
     args = {
-        str(k).removeprefix("task_arg_"): _json(v)
+        str(k).removeprefix("task_arg_"): json_value(v)
         for k, v in row.items()
-        if str(k).startswith("task_arg_") and not _missing(v)
+        if str(k).startswith("task_arg_") and not missing(v)
     }
     return config_key(
         short_task(str(row["task_name"])),
         row.get("task_version"),
         str(row["model"]),
-        _json(row.get("model_roles")),
+        json_value(row.get("model_roles")),
         args,
-        _json(row["metadata"]),
+        json_value(row["metadata"]),
     )
 
 
@@ -480,7 +214,7 @@ def _read_log(path: str, scorer: str | None, full: bool) -> LogData | str:
     if isinstance(run, str):
         return run
     samples = records(
-        samples_df([path], columns=_SAMPLE_COLUMNS if full else _SCORE_COLUMNS, quiet=True)
+        samples_df([path], columns=SAMPLE_COLUMNS if full else SCORE_COLUMNS, quiet=True)
     )
     names = list(dict.fromkeys(name for row in samples for name in score_names(row)))
     log = LogData({**run, "scoring": _scoring(names, scorer)}, names)
@@ -497,7 +231,7 @@ def _read_log(path: str, scorer: str | None, full: bool) -> LogData | str:
             # The panel that scored (re-judging with `inspect score` keeps the log's roles).
             run["judges"] = panel(metadata)
         if not full:
-            scene = {name: _float(values[name]) for name in SCORE_KEYS if name in values}
+            scene = {name: as_float(values[name]) for name in SCORE_KEYS if name in values}
             template = row.get("template_id")
             log.rows["scenes"].append(
                 {
@@ -511,7 +245,7 @@ def _read_log(path: str, scorer: str | None, full: bool) -> LogData | str:
             )
             log.signatures[key] = signature(values)
             continue
-        context = _context(row, run, scorer)
+        context = sample_context(row, run, scorer)
         if context is None:
             log.skipped += 1
             continue
@@ -638,3 +372,19 @@ def load_runs(
         answers=answer_frame(merged.rows["answers"]),
         notes=notes + merged.notes + _reading_notes(logs, evals, set(scenes["log"]), scorer),
     )
+
+
+def goal_answers(logs: Sequence[str]) -> pd.DataFrame:
+    """Every goal answer of AgentSense logs (files or folders), with the columns of
+    `answers.ANSWER_COLUMNS`."""
+    answers: pd.DataFrame = load_runs(logs).answers
+    return answers
+
+
+def sample_conversation(path: str, sample_id: str, epoch: int) -> tuple[Scenario, list[Turn]]:
+    """One sample's scenario and conversation (the store's `Conversation:turns`), for the few
+    samples a caller needs in full (the frames keep neither)."""
+    sample = read_eval_log_sample(path, id=sample_id, epoch=epoch)
+    turns = (sample.store or {}).get(f"{Conversation.__name__}:turns") or []
+    scene = Scenario.model_validate((sample.metadata or {})["scenario"])
+    return scene, [Turn.model_validate(turn) for turn in turns]

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ReportError
+from ..errors import ReportError
 
 # Task arguments that select samples rather than define the run.
 SELECTION_ARGS = ("shard",)
