@@ -1,6 +1,6 @@
 """Logs of the project's tasks that are not model runs of the benchmark: `judge_check` (are the
 judges fit?), `construct` (what the scenario builder made) and `gca` (CoSER's acting). Each has
-its own report section; conversation, blind and labelling logs are read by `loading`."""
+its own report section; conversation, blind and labelling logs are read by `analysis.log_reader`."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ class OtherLogs:
 
 
 def _task(path: str) -> str | None:
-    """The AgentSense task of a log (None: another eval's, or unreadable: loading says which)."""
+    """The AgentSense task of a log (None: another eval's, or unreadable: the reader says which)."""
     try:
         header = read_eval_log(path, header_only=True)
     except Exception:  # Inspect raises many types for unreadable files
@@ -48,7 +48,7 @@ def _task(path: str) -> str | None:
 
 
 def split_logs(paths: Sequence[str]) -> tuple[list[str], OtherLogs]:
-    """The model-run logs (for `loading`) and the others, by task."""
+    """The model-run logs (for `analysis.log_reader`) and the others, by task."""
     runs: list[str] = []
     others = OtherLogs()
     for path in paths:
