@@ -18,7 +18,8 @@ from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
 
 from agentsense.prompts import GOAL_CATEGORIES
-from agentsense.report.build import ReportOptions, write_report
+from agentsense.report.assemble import write_report
+from agentsense.report.document import ReportOptions
 from agentsense.report.plots import (
     DIFFERENCE_LIMITS,
     NO_INTERVAL,

@@ -15,7 +15,8 @@ from inspect_ai.log import read_eval_log, write_eval_log
 from agentsense.analysis.log_merge import LogData, merge_logs, signature
 from agentsense.cli import main
 from agentsense.errors import ReportError
-from agentsense.report.build import SECTIONS, ReportOptions, write_report
+from agentsense.report.assemble import SECTIONS, write_report
+from agentsense.report.document import ReportOptions
 from agentsense_logs import AGENT, JUDGES, KINDS, OTHER_KINDS, REJUDGE, rejudge, run_kind
 
 SUBSETS = [

@@ -20,7 +20,8 @@ from inspect_ai import score
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 
 from agentsense.cli import main
-from agentsense.report.build import ReportOptions, write_report
+from agentsense.report.assemble import write_report
+from agentsense.report.document import ReportOptions
 from agentsense_logs import JUDGES, KINDS, kind_task, rejudge_scorer, run_kind
 
 MODEL_KINDS = tuple(kind for kind in KINDS if kind != "labelling")

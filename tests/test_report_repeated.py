@@ -16,7 +16,8 @@ from inspect_ai.log import EvalLog
 
 import agentsense
 from agentsense.dataset.samples import demo_path
-from agentsense.report.build import ReportOptions, write_report
+from agentsense.report.assemble import write_report
+from agentsense.report.document import ReportOptions
 
 AGENT = "standin/persona/agent"
 # Judges that read the transcript, so a scene's scores change with its turn order (per epoch).

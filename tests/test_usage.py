@@ -12,7 +12,8 @@ from inspect_ai import eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelCost, ModelInfo, set_model_info
 
-from agentsense.report.build import ReportOptions, write_report
+from agentsense.report.assemble import write_report
+from agentsense.report.document import ReportOptions
 from agentsense.report.usage import SIMULATION, log_calls, part_of, run_usage, stats_totals
 from agentsense.tasks.homogeneous import full
 

@@ -235,7 +235,8 @@ def parser() -> argparse.ArgumentParser:
 
 def run_report(args: argparse.Namespace) -> int:
     from .errors import ReportError
-    from .report.build import ReportOptions, write_report
+    from .report.assemble import write_report
+    from .report.document import ReportOptions
 
     if not args.logs:
         raise ReportError("no log given: pass log files or folders of logs (e.g. logs/).")

@@ -21,7 +21,7 @@ from .other_logs import OtherLogs, log_name, newest_score, read_full, role_model
 from .render import markdown
 
 if TYPE_CHECKING:
-    from .build import Report
+    from .document import Report
 
 TASK = "construct"
 COUNTS = (

@@ -21,7 +21,7 @@ from .render import cell, markdown
 from .stats import Estimate, clustered_mean_ci
 
 if TYPE_CHECKING:
-    from .build import Report
+    from .document import Report
 
 TASK = "gca"
 DIMENSIONS = tuple(KEYS.values())

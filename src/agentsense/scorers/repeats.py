@@ -5,8 +5,8 @@ judge questions again about the same conversation, with `inspect score LOG -S re
 eval's own scoring is repeat 0 and sends no seed (requests as the protocol prescribes); repeat
 K >= 1 sends a seed derived from the run's seed, the scene, the epoch and K with every interview
 and judge call, so a repeat is reproducible where the provider honours seeds and repeats differ
-from each other. Each score records its `judge_repeat` in its metadata (`report.variance` reads
-it).
+from each other. Each score records its `judge_repeat` in its metadata
+(`report.variance_components` reads it).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from .other_logs import Item, OtherLogs, items, log_name, read_full
 from .render import markdown
 
 if TYPE_CHECKING:
-    from .build import Report
+    from .document import Report
 
 TASK = "judge_check"
 COLUMNS = [

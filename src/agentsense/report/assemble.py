@@ -1,0 +1,178 @@
+"""`agentsense report`: logs -> report.md, CSV tables, PNG figures and figures.json, one folder.
+
+The sections are listed in `SECTIONS` (title -> function), in report order; each is in a module of
+`report.sections` (or, with its own computation, of `report`) named after it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..analysis.log_fields import records
+from ..analysis.log_reader import Runs, load_runs, log_paths
+from .construction import construction_section
+from .content import Absent, Content
+from .document import NO_RUN, Inputs, Report, ReportOptions
+from .frames import build_units
+from .gca import gca_section
+from .headers import HEADERS
+from .judge_check_section import judge_check_section
+from .labels import apply_labels, read_labels
+from .other_logs import OtherLogs, split_logs
+from .repeated import repeated_section
+from .sections.attack_defence import attack_section
+from .sections.breakdowns import (
+    SCENE_FACTORS,
+    category_section,
+    overconfidence_section,
+    scene_section,
+)
+from .sections.human_labels import human_labels_section
+from .sections.judge_reliability import reliability_section
+from .sections.label_agreement import labelling_section
+from .sections.leakage_baseline import leakage_section
+from .sections.profile_sensitivity import sensitivity_section
+from .sections.runs import notes_section, run_line, runs_section
+from .sections.sender_receiver import pairs_section
+from .sections.shared import written
+from .sections.statistics_notes import statistics_section
+from .sections.table_one import table_one_section
+from .sections.trivial_baselines import baselines_section
+from .sections.uncertainty import uncertainty_section
+from .table_two import script_prediction_section
+from .usage import usage_section
+from .variance_components import variance_section
+
+
+def table_two_section(inputs: Inputs) -> Content:
+    return written(script_prediction_section(inputs.units), inputs.report)
+
+
+def repeated_runs_section(inputs: Inputs) -> Content:
+    return written(repeated_section(inputs.runs, inputs.units, HEADERS), inputs.report)
+
+
+def variance_components_section(inputs: Inputs) -> Content:
+    return written(variance_section(inputs.units.runs, inputs.paths), inputs.report)
+
+
+def cost_section(inputs: Inputs) -> Content:
+    return written(usage_section(inputs.units.runs, inputs.paths), inputs.report)
+
+
+@dataclass(frozen=True)
+class LogSection:
+    """A section of the logs that are not model runs (judge_check, construct, gca): it needs no
+    run, so a report of such logs alone has it."""
+
+    read: Callable[[OtherLogs, Report], Content]
+
+    def __call__(self, inputs: Inputs) -> Content:
+        return self.read(inputs.others, inputs.report)
+
+
+SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
+    ("Runs", runs_section),
+    ("Notes", notes_section),
+    ("Table 1", table_one_section),
+    ("Leakage baseline", leakage_section),
+    ("Table 2", table_two_section),
+    ("Repeated runs", repeated_runs_section),
+    ("Goal categories", category_section),
+    ("Over-confidence", overconfidence_section),
+    *((label, scene_section(by, label, name, figure)) for by, label, name, figure in SCENE_FACTORS),
+    ("Sender × receiver", pairs_section),
+    ("Attacker and defender", attack_section),
+    ("Profile sensitivity", sensitivity_section),
+    ("Judge reliability", reliability_section),
+    ("Judges against human labels", human_labels_section),
+    ("Judge check", LogSection(judge_check_section)),
+    ("Trivial baselines", baselines_section),
+    ("Uncertainty", uncertainty_section),
+    ("Variance components", variance_components_section),
+    ("Cost and tokens", cost_section),
+    ("Labelling", labelling_section),
+    ("Construction", LogSection(construction_section)),
+    ("GCA", LogSection(gca_section)),
+    ("Statistics", statistics_section),
+)
+
+
+def _no_nan(value: object) -> object:
+    """JSON has no NaN: missing numbers become null."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _no_nan(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_no_nan(item) for item in value]
+    return value
+
+
+def _left_out(report: Report) -> str:
+    lines = [f"- {line}" for line in report.left_out()]
+    return "## Left out\n\n" + "\n".join(lines) if lines else ""
+
+
+def _load(
+    inputs: Sequence[str], options: ReportOptions
+) -> tuple[Runs | None, OtherLogs, list[str]]:
+    """The model runs (None: the inputs hold only judge_check, construct or gca logs), the
+    other logs by task, and every log file."""
+    paths = log_paths(inputs)
+    main, others = split_logs(paths)
+    if not others.any:
+        return load_runs(inputs, options.scorer, options.prefer_newest), others, paths
+    if main:
+        # Foreign logs go along, so the report notes them as it always does.
+        runs = load_runs(main + others.foreign, options.scorer, options.prefer_newest)
+        return runs, others, paths
+    return None, others, paths
+
+
+def _sections(
+    runs: Runs | None, others: OtherLogs, paths: list[str], options: ReportOptions
+) -> Report:
+    report = Report(options.out, draw=options.figures)
+    units = build_units(runs, options.allow_mixed) if runs is not None else None
+    given = Inputs(runs, units, options, report, paths, others) if runs and units else None
+    parts = ["# AgentSense report"]
+    for title, section in SECTIONS:
+        if isinstance(section, LogSection):
+            content = section.read(others, report)
+        else:
+            content = section(given) if given is not None else Absent(NO_RUN)
+        if isinstance(content, Absent):
+            report.absent[title] = content.reason
+        else:
+            report.sections.append(title)
+            parts.append(content)
+    left_out = _left_out(report)
+    if left_out:
+        # After the runs: what this report cannot show, and why.
+        parts.insert(2 if "Runs" in report.sections else 1, left_out)
+    others_runs = report.runs
+    report.runs = [run_line(run) for run in records(units.runs)] if units is not None else []
+    report.runs += others_runs
+    report.notes = list(runs.notes) if runs is not None else []
+    if others.foreign and runs is None:
+        names = ", ".join(Path(path).name for path in others.foreign)
+        report.notes.insert(0, f"Left out, not logs of an AgentSense task: {names}.")
+    (options.out / "report.md").write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    return report
+
+
+def write_report(inputs: Sequence[str], options: ReportOptions) -> Report:
+    runs, others, paths = _load(inputs, options)
+    if options.labels is not None and runs is not None:
+        apply_labels(runs, read_labels(options.labels))
+    (options.out / "figures").mkdir(parents=True, exist_ok=True)
+    report = _sections(runs, others, paths, options)
+    (options.out / "figures.json").write_text(
+        json.dumps(_no_nan([asdict(f) for f in report.figures]), indent=1), encoding="utf-8"
+    )
+    return report

@@ -1,0 +1,79 @@
+"""What a report section gets and writes into: the options of `agentsense report`, the report
+being written (its CSVs, figures and section titles) and the `Inputs` every section is given."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from ..analysis.log_fields import READ_TASKS
+from ..analysis.log_reader import Runs
+from .frames import Units
+from .other_logs import OtherLogs
+from .plots import FigureRecord
+from .sensitivity import ALPHA, DEFAULT_METRIC
+
+NO_RUN = f"no model run among the inputs (a log of {READ_TASKS})"
+
+
+@dataclass
+class ReportOptions:
+    out: Path
+    allow_mixed: bool = False
+    labels: Path | None = None
+    annotations: Path | None = None  # a filled `agentsense annotate` sheet (CSV)
+    sensitivity_metric: str = DEFAULT_METRIC
+    alpha: float = ALPHA
+    scorer: str | None = None  # one scoring of re-judged logs; default: all, newest first
+    prefer_newest: bool = False  # conflicting duplicate samples: keep the newest log's
+    figures: bool = True
+
+
+@dataclass
+class Report:
+    """What was written, for the CLI summary and for tests."""
+
+    out: Path
+    draw: bool = True
+    sections: list[str] = field(default_factory=list)  # titles of the sections written
+    absent: dict[str, str] = field(default_factory=dict)  # title -> why it is left out
+    figures: list[FigureRecord] = field(default_factory=list)
+    tables: list[str] = field(default_factory=list)
+    runs: list[str] = field(default_factory=list)  # one line per run, for the console
+    notes: list[str] = field(default_factory=list)
+
+    def csv(self, frame: pd.DataFrame, name: str) -> None:
+        frame.to_csv(self.out / f"{name}.csv", index=False)
+        self.tables.append(f"{name}.csv")
+
+    def left_out(self) -> list[str]:
+        """One line per section left out and why; the sections of model runs in one line when
+        there is no model run (a report of judge_check, construct or gca logs alone)."""
+        # "Nothing to note" is not worth a line.
+        absent = {title: why for title, why in self.absent.items() if title != "Notes"}
+        no_run = [title for title, why in absent.items() if why == NO_RUN]
+        lines = [f"{', '.join(no_run)}: {NO_RUN}."] if no_run else []
+        return lines + [f"{title}: {why}." for title, why in absent.items() if why != NO_RUN]
+
+    def figure(self, name: str, draw: Callable[[Path], FigureRecord]) -> str:
+        """Draw `figures/<name>.png` (unless figures are off); its Markdown image link."""
+        if not self.draw:
+            return ""
+        record = draw(self.out / "figures" / f"{name}.png")
+        self.figures.append(record)
+        return f"\n\n![{record.title}](figures/{record.file})"
+
+
+@dataclass
+class Inputs:
+    """What every section gets: the loaded runs, their analysis units and the options."""
+
+    runs: Runs
+    units: Units
+    options: ReportOptions
+    report: Report
+    paths: list[str] = field(default_factory=list)  # the log files read (variance, usage)
+    others: OtherLogs = field(default_factory=OtherLogs)  # judge_check, construct, gca logs

@@ -1,0 +1,64 @@
+"""The *Profile sensitivity* section: the chi-square variance test of App. D.6 per template."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from .. import tables
+from ..content import Absent, Content
+from ..document import Inputs
+from ..frames import Units
+from ..plots import FigureRecord, bar_figure
+from ..render import markdown
+from ..sensitivity import Sensitivity, profile_sensitivity
+from .shared import bar_panels, has_values
+
+
+def sensitivity_section(inputs: Inputs) -> Content:
+    units, options, report = inputs.units, inputs.options, inputs.report
+    metric = options.sensitivity_metric
+    if not has_values(tables.real_scenes(units), metric):
+        return Absent(f"no conversation run scored {metric} (choose --sensitivity-metric)")
+    result = profile_sensitivity(units, metric, options.alpha)
+    if result.templates.empty:
+        # The variance test needs 2+ scored scenes in a template and a spread over the run.
+        return Absent(
+            f"no template could be tested on {metric} (each needs 2 or more scored scenes, "
+            f"and {metric} must vary over the run's scenes)"
+        )
+    report.csv(result.tests, "sensitivity_tests")
+    report.csv(result.templates, "abnormal_templates")
+    return _sensitivity_text(result) + report.figure(
+        "sensitivity", lambda path: _sensitivity_figure(units, result, path)
+    )
+
+
+def _sensitivity_text(result: Sensitivity) -> str:
+    stds = result.tests.pivot(index="template_id", columns="group", values="std")
+    rows = [
+        [str(t), *(f"{v * 100:.1f}" if pd.notna(v) else "–" for v in row)]
+        for t, row in zip(stds.index, stds.itertuples(index=False), strict=True)
+    ]
+    abnormal = result.templates[result.templates["abnormal"]]
+    listed = ", ".join(str(t) for t in abnormal["template_id"]) or "none"
+    return (
+        f"## Profile sensitivity (§5.3, App. D.6)\n\nPer-template std of {result.metric} over the "
+        "template's scenes (in %):\n\n"
+        + markdown(["template", *map(str, stds.columns)], rows)
+        + f"\n\nChi-square variance test per run and template (alpha = {result.alpha}); "
+        "a template is abnormal when rejected for more than half of the runs tested on it. "
+        f"**Abnormal templates: {listed}** ({len(result.templates)} templates tested; details in "
+        "`sensitivity_tests.csv`, `abnormal_templates.csv`)."
+    )
+
+
+def _sensitivity_figure(units: Units, result: Sensitivity, path: Path) -> FigureRecord:
+    abnormal = set(result.templates.loc[result.templates["abnormal"], "template_id"])
+    frame = tables.breakdown(tables.real_scenes(units), "template_id", [result.metric])
+    panels = bar_panels(frame, "template_id", [result.metric])
+    for panel in panels:
+        panel.x = [f"{x}*" if x in abnormal else x for x in panel.x]
+    title = f"{result.metric} per template (* abnormal)"
+    return bar_figure(panels, title, path)

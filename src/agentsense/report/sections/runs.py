@@ -1,0 +1,74 @@
+"""The *Runs* section (one row per run, as the report groups them) and the *Notes* of reading."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ...analysis.log_fields import records
+from ..content import Absent, Content
+from ..document import Inputs
+from ..render import markdown
+
+
+def _log_names(run: dict[str, object]) -> str:
+    files = run.get("log_files")
+    if isinstance(files, list) and len(files) > 1:
+        return f"{files[-1]} + {len(files) - 1} more ({len(files)} logs merged)"
+    return Path(str(run["log"])).name
+
+
+def _who(run: dict[str, object]) -> str:
+    if run["kind"] == "pairwise":
+        return f"{run['sender']} × {run['receiver']}"
+    roles = run.get("roles")
+    if run["kind"] == "labelling" and isinstance(roles, dict) and "labeller" in roles:
+        return f"labeller {roles['labeller']}"
+    return str(run["model"])
+
+
+def run_line(run: dict[str, object]) -> str:
+    """One line per run for the console."""
+    logs = int(str(run.get("logs") or 1))
+    return (
+        f"{run['task']} {_who(run)}: {logs} log{'s' if logs > 1 else ''}, {run.get('scenes', 0)} "
+        f"scenes, scoring {run.get('scoring')}"
+    )
+
+
+def runs_section(inputs: Inputs) -> Content:
+    rows = [
+        [
+            _log_names(run),
+            run["task"],
+            _who(run),
+            run["group"],
+            run["dataset"],
+            run["mode"] or "–",
+            "–" if pd.isna(run["rounds"]) else int(run["rounds"]),
+            run["judges"] or "–",
+            run.get("scoring") or "–",
+            run.get("scenes", 0),
+        ]
+        for run in records(inputs.units.runs)
+    ]
+    head = [
+        "log",
+        "task",
+        "model / sender × receiver",
+        "row",
+        "dataset",
+        "protocol",
+        "max messages",
+        "judges",
+        "scoring",
+        "scenes",
+    ]
+    return "## Runs\n\n" + markdown(head, rows)
+
+
+def notes_section(inputs: Inputs) -> Content:
+    if not inputs.runs.notes:
+        return Absent("nothing to note")
+    return "## Notes\n\n" + "\n".join(f"- {note}" for note in inputs.runs.notes)

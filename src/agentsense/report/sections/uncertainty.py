@@ -1,0 +1,49 @@
+"""The *Uncertainty* section: clustered against naive interval half-widths."""
+
+from __future__ import annotations
+
+from .. import tables
+from ..content import Absent, Content
+from ..document import Inputs
+from ..headers import HEADERS
+from ..render import markdown
+from .shared import number, percent
+
+
+def uncertainty_section(inputs: Inputs) -> Content:
+    table = tables.uncertainty(inputs.units)
+    if table.empty:
+        return Absent("no scored conversation run (full, goal, info or pairwise)")
+    inputs.report.csv(table, "uncertainty")
+    rows = [
+        [
+            str(r.group),
+            HEADERS.get(str(r.metric), str(r.metric)),
+            str(r.n),
+            str(r.templates),
+            percent(r.mean),
+            percent(r.naive_half_width),
+            percent(r.half_width),
+            str(r.method),
+            number(r.ratio),
+        ]
+        for r in table.itertuples()
+    ]
+    head = [
+        "Run",
+        "metric",
+        "n",
+        "templates",
+        "mean %",
+        "± naive",
+        "± reported",
+        "reported interval",
+        "reported / naive",
+    ]
+    return (
+        "## Uncertainty: clustered and naive intervals\n\nHalf-widths (in %) of the 95% "
+        "interval that treats the n scenes (templates, for PSI) as independent (naive t) and of "
+        "the one the report gives: clustered by template for means, a bootstrap over templates "
+        "for PSI. A ratio above 1 means the naive interval is too narrow.\n\n"
+        + markdown(head, rows)
+    )
