@@ -30,8 +30,8 @@ from agentsense.construction.construct_solver import (
     read_scripts,
     script_sample,
 )
+from agentsense.construction.construction_prompts import PAPER_PROMPTS
 from agentsense.construction.export import export_scenarios, summary
-from agentsense.construction.prompts import PAPER_PROMPTS
 from agentsense.construction.repair import Asker, Ledger, ParseError, extract_json, parse_yes_no
 from agentsense.construction.review import SheetError, apply_sheet, sheet_rows, write_sheet
 from agentsense.construction.screenplay import parse_text, read_screenplay

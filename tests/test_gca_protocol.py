@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from inspect_ai.model import GenerateConfig, get_model
 
-from agentsense.gca import prompts
+from agentsense.gca import coser_prompts as prompts
 from agentsense.gca.compared_texts import actor_rounds, reference_text, simulation_text
 from agentsense.gca.critic import extract_json, read_flaws
 from agentsense.gca.dataset import GCADataError, demo_path, load_circumstances

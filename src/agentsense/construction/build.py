@@ -23,8 +23,8 @@ from . import goals as gl
 from . import private_info as pi
 from . import templates as tp
 from .account import LineAccount
+from .construction_prompts import PROMPT_1_EPISODES_DIVISION, PROMPT_2_SCENES_DIVISION, fill_named
 from .labelling import parse_categories, parse_roles, parse_type
-from .prompts import PROMPT_1_EPISODES_DIVISION, PROMPT_2_SCENES_DIVISION, fill_named
 from .repair import Asker, Ledger, ParseError, Stage
 from .screenplay_scenes import (
     ScreenplayScene,

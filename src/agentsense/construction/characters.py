@@ -11,8 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from .private_info import QA, mcq, option_text
-from .prompts import (
+from .construction_prompts import (
     PROFILE_TEMPLATE_EXAMPLE,
     PROMPT_13_ATTRIBUTE_EXTRACTION,
     PROMPT_14_RELATIONSHIP_EXTRACTION,
@@ -22,6 +21,7 @@ from .prompts import (
     fill_format,
     fill_marks,
 )
+from .private_info import QA, mcq, option_text
 from .repair import ParseError, Stage, as_object, extract_json, text_field
 from .templates import fill_slots
 

@@ -6,7 +6,12 @@ the official consumer keys its interview questions by goal text, so duplicates w
 
 from __future__ import annotations
 
-from .prompts import PROMPT_4_GOAL_EXTRACTION, PROMPT_6_GOAL_FILTERING, compact_json, fill_named
+from .construction_prompts import (
+    PROMPT_4_GOAL_EXTRACTION,
+    PROMPT_6_GOAL_FILTERING,
+    compact_json,
+    fill_named,
+)
 from .repair import ParseError, Stage, as_object, extract_json, text_field, text_list
 from .templates import Draft
 

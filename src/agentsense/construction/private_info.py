@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from .prompts import (
+from .construction_prompts import (
     PROMPT_7_CASE_VALIDATION,
     PROMPT_8_PRIVATE_INFO_GENERATION,
     PROMPT_9_NEGATIVE_OPTIONS,

@@ -26,7 +26,7 @@ from inspect_ai.util import span
 from pydantic import BaseModel, Field
 
 from ..reply_json import NoJSON, reply_json
-from .prompts import FIX_JSON_PROMPT, FIX_REASON, FIX_YES_NO_PROMPT
+from .construction_prompts import FIX_JSON_PROMPT, FIX_REASON, FIX_YES_NO_PROMPT
 
 T = TypeVar("T")
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from .prompts import (
+from .construction_prompts import (
     PROMPT_3_DESCRIPTIVE_BACKGROUND,
     PROMPT_5_SCENARIO_REWRITING,
     PROMPT_11_ENTITY_EXTRACTION,

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from ..scenario.conversation import Turn
 from ..solvers.thoughts import add_speaker_name, remove_inner_thoughts
-from .prompts import ENVIRONMENT
+from .coser_prompts import ENVIRONMENT
 from .record import Message
 
 

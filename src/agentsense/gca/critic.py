@@ -25,7 +25,7 @@ from inspect_ai.util import span
 from pydantic import BaseModel, Field
 
 from ..reply_json import NoJSON, reply_json
-from .prompts import DIMENSIONS, Dimension, json_repair_prompt
+from .coser_prompts import DIMENSIONS, Dimension, json_repair_prompt
 
 DIMENSION_NAMES = tuple(dimension.name for dimension in DIMENSIONS)
 

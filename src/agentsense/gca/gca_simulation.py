@@ -24,7 +24,7 @@ from ..seeding import scene_rng
 from ..solvers.next_speaker import END_CHAT, NextSpeakerPredictor, ParserName
 from ..solvers.simulation import Cast, converse
 from ..solvers.thoughts import ThoughtViews
-from . import prompts
+from . import coser_prompts
 from .record import Circumstance
 
 ENVIRONMENT_ROLE = "environment"
@@ -63,17 +63,17 @@ def circumstance_of(metadata: Mapping[str, object]) -> Circumstance:
 def cast_prompts(record: Circumstance, settings: GCASettings, rng: random.Random) -> dict[str, str]:
     """Every speaker's system prompt, drawn in CoSER's agent order (one RNG stream)."""
     involved = record.involved_profiles()
-    requirements = prompts.output_format(settings.thoughts, settings.output_example)
+    requirements = coser_prompts.output_format(settings.thoughts, settings.output_example)
     result: dict[str, str] = {}
     for name in record.speakers:
-        if name == prompts.ENVIRONMENT:
-            role = rng.choice(prompts.ENVIRONMENT_ROLES)
-            result[name] = prompts.environment_prompt(
+        if name == coser_prompts.ENVIRONMENT:
+            role = rng.choice(coser_prompts.ENVIRONMENT_ROLES)
+            result[name] = coser_prompts.environment_prompt(
                 role, record.major_characters, record.scenario
             )
             continue
-        decorator = rng.choice(prompts.PROFILE_DECORATORS) if involved else ""
-        result[name] = prompts.character_prompt(
+        decorator = rng.choice(coser_prompts.PROFILE_DECORATORS) if involved else ""
+        result[name] = coser_prompts.character_prompt(
             character=name,
             book=record.book,
             profile=record.profile(name),
@@ -125,19 +125,19 @@ def predictor(
 
     return NextSpeakerPredictor(
         model=model,
-        system=prompts.next_speaker_prompt(
+        system=coser_prompts.next_speaker_prompt(
             speakers, record.scenario, output_format=settings.next_speaker_prompt == "head"
         ),
         views=views,
         first_speaker=reference[0] if k else speakers[0],
         speakers=speakers,
-        fallback=[*record.major_characters, prompts.ENVIRONMENT],
+        fallback=[*record.major_characters, coser_prompts.ENVIRONMENT],
         rng=rng,
         config=config,
         parser=settings.parser,
         seeded=seeded,
         forced=forced,
-        name=prompts.NSP,
+        name=coser_prompts.NSP,
         reprompt_on_invalid=settings.next_speaker_prompt == "head",
     )
 
@@ -153,13 +153,13 @@ def gca_simulation(settings: GCASettings | None = None, seed: int = 0) -> Solver
         rng = scene_rng(seed, state.sample_id, state.epoch, "gca")
         cast = Cast(
             prompts=cast_prompts(record, settings, rng),
-            model_roles={prompts.ENVIRONMENT: ENVIRONMENT_ROLE},
+            model_roles={coser_prompts.ENVIRONMENT: ENVIRONMENT_ROLE},
         )
         note_unbound(ENVIRONMENT_ROLE)
         conversation = store_as(Conversation)
         conversation.protocol = settings.model_dump()
         conversation.seed = seed
-        views = ThoughtViews(prompts.CONVERSATION_START)
+        views = ThoughtViews(coser_prompts.CONVERSATION_START)
         k = min(settings.continue_from, len(record.dialogues))
         await converse(
             state,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .prompts import ENVIRONMENT
+from .coser_prompts import ENVIRONMENT
 
 
 class _Open(BaseModel):

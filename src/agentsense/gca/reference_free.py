@@ -16,7 +16,7 @@ from inspect_ai.util import store_as
 from ..dataset.samples import scenario_of
 from ..dataset.schema import Scenario
 from ..scenario.conversation import Conversation
-from . import prompts
+from . import coser_prompts
 from .compared_texts import simulation_text
 from .gca_simulation import GCASettings, role_model
 from .scorer import CRITIC_ROLE, critic_scores, explanation, profiles_text, run_critics
@@ -24,13 +24,13 @@ from .scorer import KEYS as BOOK_KEYS
 
 BOOK = "this AgentSense scenario"
 NO_REFERENCE = "(There is no original conversation for this scenario.)"
-DIMENSIONS = tuple(d for d in prompts.DIMENSIONS if d.name in prompts.REFERENCE_FREE)
+DIMENSIONS = tuple(d for d in coser_prompts.DIMENSIONS if d.name in coser_prompts.REFERENCE_FREE)
 KEYS = {d.name: BOOK_KEYS[d.name] for d in DIMENSIONS}
 CRITIC_KEYS = (*KEYS.values(), "average")
 
 
-def scene_critic_prompt(scene: Scenario, dimension: prompts.Dimension) -> str:
-    return prompts.critic_prompt(
+def scene_critic_prompt(scene: Scenario, dimension: coser_prompts.Dimension) -> str:
+    return coser_prompts.critic_prompt(
         dimension,
         book=BOOK,
         plot_summary=scene.background,

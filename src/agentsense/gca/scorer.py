@@ -18,7 +18,7 @@ from inspect_ai.util import collect, store_as
 
 from ..metrics import mean_or_nan
 from ..scenario.conversation import Conversation, Turn
-from . import prompts
+from . import coser_prompts
 from .compared_texts import actor_rounds, reference_text, simulation_text
 from .critic import Verdict, critic_messages, judge_dimension
 from .gca_simulation import GCASettings, circumstance_of, role_model
@@ -73,7 +73,7 @@ def critic_scores(
 
 async def run_critics(
     model: Model,
-    dimensions: Sequence[prompts.Dimension],
+    dimensions: Sequence[coser_prompts.Dimension],
     systems: Sequence[str],
     simulation: str,
     settings: GCASettings,
@@ -108,9 +108,9 @@ def explanation(rows: dict[str, dict[str, Any]], overlap: dict[str, float]) -> s
 
 def critic_systems(record: Circumstance, settings: GCASettings) -> list[str]:
     k = settings.continue_from
-    extra = prompts.continue_from_instruction(k) if k > 0 else ""
+    extra = coser_prompts.continue_from_instruction(k) if k > 0 else ""
     return [
-        prompts.critic_prompt(
+        coser_prompts.critic_prompt(
             dimension,
             book=record.book,
             plot_summary=record.plot.summary,
@@ -120,7 +120,7 @@ def critic_systems(record: Circumstance, settings: GCASettings) -> list[str]:
             major_characters=record.major_characters,
             additional_instructions=extra,
         )
-        for dimension in prompts.DIMENSIONS
+        for dimension in coser_prompts.DIMENSIONS
     ]
 
 
@@ -149,7 +149,7 @@ def gca_critics() -> Scorer:
         simulation = simulation_text(turns)
         verdicts = await run_critics(
             role_model(CRITIC_ROLE),
-            prompts.DIMENSIONS,
+            coser_prompts.DIMENSIONS,
             critic_systems(record, settings),
             simulation,
             settings,

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from ..construction import prompts as cp
+from ..construction import construction_prompts as cp
 from ..construction.screenplay import parse_text
 from ..construction.screenplay_scenes import by_headings
 from ..construction.script_elements import render
