@@ -35,8 +35,8 @@ from agentsense.analysis.agreement import (
     panel_agreement,
     unreadable_shares,
 )
-from agentsense.analysis.answers import ANSWER_COLUMNS
-from agentsense.scorers.answers import robust_yes
+from agentsense.analysis.answer_frame import ANSWER_COLUMNS
+from agentsense.scorers.answer_reading import robust_yes
 
 JUDGES = {
     "judge_1": ["Yes", "Yes", "No", "Yes", "Yes"],

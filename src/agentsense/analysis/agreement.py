@@ -1,8 +1,8 @@
 """Judge-panel agreement, and how far self and other answers agree with the judges.
 
-Input: an answers frame (`answers.ANSWER_COLUMNS`). A *unit* is one judge question about one goal
-of one sample (log, id, epoch, character, goal_index, item); every judge of the panel answers it.
-Per group (a run, optionally a goal category):
+Input: an answers frame (`answer_frame.ANSWER_COLUMNS`). A *unit* is one judge question about one
+goal of one sample (log, id, epoch, character, goal_index, item); every judge of the panel
+answers it. Per group (a run, optionally a goal category):
 
 - `fleiss_kappa`: Fleiss' κ of the panel (statsmodels), over the units every judge answered
   readably;
@@ -35,6 +35,7 @@ import pandas as pd
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
+from ..score_keys import OTHER, SELF
 from ..scorers.goal import majority
 
 SAMPLE = ["log", "id", "epoch"]
@@ -153,8 +154,8 @@ def group_agreement(answers: pd.DataFrame) -> dict[str, Any]:
     """The panel statistics of one group of answers (one run, or one category of a run)."""
     matrix = judge_matrix(answers)
     pairs = cohen_pairs(matrix) if not matrix.empty else cohen_pairs(pd.DataFrame())
-    self_ = asker_agreement(answers, "self")
-    other = asker_agreement(answers, "other")
+    self_ = asker_agreement(answers, SELF)
+    other = asker_agreement(answers, OTHER)
     majorities = goal_majorities(answers).dropna()
     yes = float(majorities.mean()) if len(majorities) else NAN
     row: dict[str, Any] = {

@@ -4,7 +4,8 @@
   other and every judge) were "Yes" / "No" (`scorers.goal.score_goals` on those answers). A model
   whose score cannot be told apart from them says nothing the trivial reading would not.
 - MCQ chance: 1 / number of options of each question, averaged per character and then over
-  characters as `scorers.mcq.score_mcq` averages accuracy (the official gate included).
+  characters by the MCQ scorer's own rule (`scorers.mcq.scene_accuracy`, the official gate
+  included).
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from typing import cast
 from inspect_ai.model import Model
 
 from ..dataset.schema import Scenario
-from ..metrics import mean_or_nan, nan_mean
+from ..metrics import mean_or_nan
 from ..protocol import Protocol
 from ..scenario.judge_panel import Judge
+from ..score_keys import JUDGE_MAJORITY, MCQ_ACCURACY, OTHER, SELF
 from ..scorers.goal import GoalScores, goal_questions, score_goals
+from ..scorers.mcq import scene_accuracy
 
 READINGS = {"always_yes": "Yes", "always_no": "No"}
 
@@ -41,24 +44,20 @@ def trivial_goal_scores(
 
 def mcq_chance(scene: Scenario, protocol: Protocol) -> float:
     """Expected MCQ accuracy of uniform guessing, aggregated as the MCQ scorer aggregates."""
-    per_character = {
-        character.name: mean_or_nan(
-            [1 / len(q.options) if q.options else math.nan for q in character.info_reason_questions]
+    per_character = [
+        mean_or_nan(
+            [1 / len(q.options) if q.options else math.nan for q in c.info_reason_questions]
         )
-        for character in scene.characters
-    }
-    if protocol.official:
-        first = scene.characters[0]
-        if not first.info_reason_questions:
-            return math.nan
-        return mean_or_nan(list(per_character.values()))
-    return nan_mean(list(per_character.values()))
+        for c in scene.characters
+    ]
+    return scene_accuracy(per_character, protocol.official)
 
 
-GOAL_BASELINE_METRICS = ("self", "other", "judge_majority")
+GOAL_BASELINE_METRICS = (SELF, OTHER, JUDGE_MAJORITY)
+CHANCE_MCQ = f"chance_{MCQ_ACCURACY}"
 BASELINE_COLUMNS = (
     *(f"{name}_{metric}" for name in READINGS for metric in GOAL_BASELINE_METRICS),
-    "chance_mcq_accuracy",
+    CHANCE_MCQ,
 )
 
 
@@ -73,6 +72,6 @@ def scene_baselines(
             for metric in GOAL_BASELINE_METRICS:
                 own = scored.get(metric, math.nan)
                 row[f"{name}_{metric}"] = math.nan if math.isnan(own) else scores[metric]
-    if not math.isnan(scored.get("mcq_accuracy", math.nan)):
-        row["chance_mcq_accuracy"] = mcq_chance(scene, protocol)
+    if not math.isnan(scored.get(MCQ_ACCURACY, math.nan)):
+        row[CHANCE_MCQ] = mcq_chance(scene, protocol)
     return row

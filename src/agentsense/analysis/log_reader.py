@@ -33,7 +33,7 @@ from inspect_ai.log import list_eval_logs, read_eval_log_sample
 from ..dataset.schema import Scenario
 from ..errors import ReportError
 from ..scenario.conversation import Conversation, Turn
-from .answers import answer_frame, answer_rows
+from .answer_frame import answer_frame, answer_rows
 from .log_fields import (
     GOAL_METRICS,
     JUDGED_TASKS,
@@ -67,7 +67,7 @@ class Runs:
     scenes: pd.DataFrame
     goals: pd.DataFrame
     mcqs: pd.DataFrame
-    # One row per goal answer (analysis.answers.ANSWER_COLUMNS): judge agreement is computed on it.
+    # One row per goal answer (analysis.answer_frame.ANSWER_COLUMNS), for judge agreement.
     answers: pd.DataFrame = field(default_factory=lambda: answer_frame([]))
     notes: list[str] = field(default_factory=list)
 

@@ -19,10 +19,11 @@ from ..dataset.samples import no_roles, scene_metadata
 from ..dataset.schema import Scenario
 from ..metrics import clustered_uncertainty, template_mean
 from ..prompts import script_prediction_prompt
+from ..score_keys import SCRIPT_ACCURACY
 from .script_answers import matched_title, named_title
 from .titles import Titles
 
-SCRIPT_KEY = "script_accuracy"
+SCRIPT_KEY = SCRIPT_ACCURACY
 
 
 def script_sample(scene: Scenario, titles: Titles) -> Sample:

@@ -23,7 +23,7 @@ from ..analysis.log_fields import records
 from ..dataset.schema import RECEIVER_ROLE, SENDER_ROLE
 from ..scenario.judge_panel import JUDGE_ROLE
 from ..scenario.persona import CHARACTER_ROLE
-from ..scorers.repeats import REPEAT_KEY
+from ..score_keys import JUDGE_REPEAT
 from .log_samples import run_paths, sample_frame
 from .render import Section, markdown
 
@@ -98,7 +98,7 @@ def sample_rows(sample: EvalSample, log: str) -> list[dict[str, Any]]:
         phase = SIMULATION if span is None else SCORING
         name = scoring_of.get(span, "") if span is not None else ""
         score = (sample.scores or {}).get(name)
-        repeat = (score.metadata or {}).get(REPEAT_KEY) if score is not None else None
+        repeat = (score.metadata or {}).get(JUDGE_REPEAT) if score is not None else None
         rows.append(
             {
                 "log": log,

@@ -24,7 +24,7 @@ from ..analysis.variance import (
     projection,
     with_intervals,
 )
-from ..scorers.repeats import REPEAT_KEY
+from ..score_keys import JUDGE_REPEAT
 from .log_samples import run_paths, sample_frame
 from .render import Section, markdown
 from .stats import clustered_mean_ci
@@ -57,7 +57,7 @@ def _sample_rows(sample: EvalSample, path: str) -> list[dict[str, Any]]:
                         "epoch": int(sample.epoch),
                         "template": str((sample.metadata or {}).get("template_id")),
                         "scoring": name,
-                        "judge_repeat": int(metadata.get(REPEAT_KEY) or 0),
+                        "judge_repeat": int(metadata.get(JUDGE_REPEAT) or 0),
                         "panel": _panel(metadata),
                         "metric": metric,
                         "value": float(value),

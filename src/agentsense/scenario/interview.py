@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import anyio
 import anyio.abc
@@ -19,11 +18,11 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Model
 from ..dataset.schema import Scenario
 from ..prompts import JUDGE_SYSTEM_PROMPT
 from ..protocol import Protocol
+from ..score_keys import JUDGE_QUESTION, QuestionKind, asker_of
 from .conversation import SeatViews, Turn
 from .judge_panel import Judge
 from .persona import character_model, system_prompt
 
-Kind = Literal["self", "others", "judge", "mcq"]
 AnswerHook = Callable[["Question", str], None]
 ROUND_SPAN = "interviews"  # one concurrent round of a scene's questions
 
@@ -32,7 +31,7 @@ ROUND_SPAN = "interviews"  # one concurrent round of a scene's questions
 class Question:
     """One question put to one interviewee (a character, or a judge by its key)."""
 
-    kind: Kind
+    kind: QuestionKind
     about: str  # whose goal it is; for an MCQ, the character asked
     goal: int | None  # goal index within `about`'s goals (None for MCQs)
     item: int  # position among the goal's questions of this kind, or of the MCQs
@@ -43,16 +42,14 @@ class Question:
     @property
     def asker(self) -> str:
         """Who answers, as records name it: `self`, `other:<name>`, `judge_<i>` (MCQs: `self`)."""
-        if self.kind == "others":
-            return f"other:{self.interviewee}"
-        return self.interviewee if self.kind == "judge" else "self"
+        return asker_of(self.kind, self.interviewee)
 
 
 def interview_label(question: Question, model: str) -> str:
     """The name of an interview in the transcript: whose goal (from 1) or MCQ, and who answers."""
     if question.goal is None:
         return f"{question.about} · MCQ {question.item + 1}"
-    asker = f"{question.asker} ({model})" if question.kind == "judge" else question.asker
+    asker = f"{question.asker} ({model})" if question.kind == JUDGE_QUESTION else question.asker
     # A goal may put several questions to one kind of asker: the later ones are numbered.
     item = f" · question {question.item + 1}" if question.item else ""
     return f"{question.about} · goal {question.goal + 1} · {asker}{item}"
@@ -98,7 +95,7 @@ class Interviewer:
 
     def request(self, question: Question) -> Request:
         protocol = self.protocol
-        if question.kind == "judge":
+        if question.kind == JUDGE_QUESTION:
             viewer = self.start if protocol.shared_interview_view else None
             messages = self._views.prompt(JUDGE_SYSTEM_PROMPT, viewer, question.text)
             return Request(self.judges[question.interviewee].model, messages, self._judge_config)

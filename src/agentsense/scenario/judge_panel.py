@@ -9,6 +9,8 @@ from inspect_ai.hooks import Hooks, TaskStart, hooks
 from inspect_ai.log import transcript
 from inspect_ai.model import Model, get_model, model_roles
 
+from ..score_keys import judge_key
+
 logger = logging.getLogger(__name__)
 
 JUDGE_ROLE = "judge"
@@ -41,9 +43,9 @@ def judge_panel() -> tuple[list[Judge], bool]:
     if bound is None:
         transcript().info(SELF_JUDGING)
         # On the role all the same, so per-role usage counts these calls as judging.
-        return [Judge("judge_1", get_model(role=JUDGE_ROLE, default=get_model()))], False
+        return [Judge(judge_key(1), get_model(role=JUDGE_ROLE, default=get_model()))], False
     models = bound if isinstance(bound, list) else [bound]
-    return [Judge(f"judge_{i}", model) for i, model in enumerate(models, start=1)], True
+    return [Judge(judge_key(i), model) for i, model in enumerate(models, start=1)], True
 
 
 def judges_goals(scorers: list[str]) -> bool:

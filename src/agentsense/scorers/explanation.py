@@ -10,6 +10,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..score_keys import (
+    HEADLINE,
+    JUDGE_MAJORITY,
+    JUDGE_MEAN,
+    MCQ_ACCURACY,
+    OTHER,
+    OTHER_ASKER_PREFIX,
+    SELF,
+    SELF_ASKER,
+    asker_name,
+)
+
 Row = Mapping[str, Any]
 RAW_CHARS = 40  # raw answers are cut to this length in an MCQ line
 CELL_CHARS = 16  # ... and to this length in a goal table cell
@@ -48,7 +60,7 @@ def _answer_cell(rows: Sequence[Row], with_name: bool) -> str:
     an explanation, so there is no hover text and no line break within a cell.)"""
     cells = []
     for row in rows:
-        name = f"{row['asker'].removeprefix('other:')} " if with_name else ""
+        name = f"{asker_name(row['asker'])} " if with_name else ""
         cells.append(f"{name}{mark(row['reading'])} ({_one_line(row['answer'], CELL_CHARS)})")
     return " · ".join(cells) if cells else "–"
 
@@ -61,7 +73,7 @@ def _goal_text(goals: Mapping[str, Sequence[str]], character: str, goal: int) ->
 def _others(answers: Sequence[Row], character: str) -> list[str]:
     """Who was asked about `character`'s goals as the other side, in order of asking."""
     askers = [row["asker"] for row in answers if row["character"] == character]
-    names = [a.removeprefix("other:") for a in askers if a.startswith("other:")]
+    names = [asker_name(a) for a in askers if a.startswith(OTHER_ASKER_PREFIX)]
     return list(dict.fromkeys(names))
 
 
@@ -109,13 +121,15 @@ def goal_explanation(
                 if row["character"] == character and row["goal"] == scores["goal"]
             ]
             cells = [
-                _answer_cell([r for r in mine if r["asker"] == "self"], with_name=False),
-                _answer_cell([r for r in mine if r["asker"].startswith("other:")], len(others) > 1),
+                _answer_cell([r for r in mine if r["asker"] == SELF_ASKER], with_name=False),
+                _answer_cell(
+                    [r for r in mine if r["asker"].startswith(OTHER_ASKER_PREFIX)], len(others) > 1
+                ),
                 *(
                     _answer_cell([r for r in mine if r["asker"] == key], with_name=False)
                     for key in judge_keys
                 ),
-                _verdict(scores["judge_majority"]),
+                _verdict(scores[JUDGE_MAJORITY]),
             ]
             goal = f"{scores['goal']}. {_goal_text(goals, character, scores['goal'])}"
             lines.append(f"| {goal} | " + " | ".join(cells) + " |")
@@ -142,7 +156,7 @@ def mcq_explanation(answers: Sequence[Row]) -> str:
 
 def headline(values: Mapping[str, float]) -> str:
     """The scene's main numbers in one line, judge majority (the paper's primary metric) first."""
-    order = ["judge_majority", "judge_mean", "self", "other", "mcq_accuracy"]
+    order = [HEADLINE, JUDGE_MEAN, SELF, OTHER, MCQ_ACCURACY]
     shown = [f"{key} **{number(values[key])}**" for key in order if key in values]
     return " · ".join(shown)
 

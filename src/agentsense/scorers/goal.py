@@ -1,8 +1,9 @@
 """Goal completion: every goal judged yes/no by the character itself, the others and the judges.
 
 Aggregation follows the official code (`SENSE/utils/metric.py`): per goal, then the mean over a
-character's goals, then the mean over the scene's characters. Scene score keys: `self`, `other`,
-`judge_1..judge_N` (one per judge), `judge_mean` and `judge_majority`.
+character's goals, then the mean over the scene's characters. Scene score keys
+(`agentsense.score_keys`): `self`, `other`, `judge_1..judge_N` (one per judge) and the judge
+aggregations (`judge_mean`, `judge_majority`), each computed by its entry in `JUDGE_AGGREGATORS`.
 
 Majority tie rule: official mode takes `statistics.mode` of the votes, which on a tie returns the
 vote that comes first (the first judge's). Corrected mode counts a tie as 0.5 and leaves out
@@ -22,7 +23,21 @@ from ..metrics import mean_or_nan, nan_mean
 from ..protocol import Protocol
 from ..scenario.interview import Question
 from ..scenario.judge_panel import Judge
-from .answers import official_yes, robust_yes
+from ..score_keys import (
+    CHARACTER_SCORES,
+    GOAL_ANSWERS,
+    GOAL_SCORES,
+    JUDGE_MAJORITY,
+    JUDGE_MEAN,
+    JUDGE_QUESTION,
+    OTHER,
+    OTHERS_QUESTION,
+    SELF,
+    SELF_QUESTION,
+    UNREADABLE_GOAL_ANSWERS,
+    GoalAnswerRow,
+)
+from .answer_reading import official_yes, robust_yes
 
 GoalScores = dict[str, float]
 Row = dict[str, Any]  # one flat record of the score metadata
@@ -36,16 +51,18 @@ def goal_questions(scene: Scenario, judges: Sequence[Judge]) -> list[Question]:
             asked = goal.eval_questions
             for i, entry in enumerate(asked.self_):
                 questions.append(
-                    Question("self", character.name, g, i, entry.interviewee, entry.question)
+                    Question(SELF_QUESTION, character.name, g, i, entry.interviewee, entry.question)
                 )
             for i, entry in enumerate(asked.others):
                 questions.append(
-                    Question("others", character.name, g, i, entry.interviewee, entry.question)
+                    Question(
+                        OTHERS_QUESTION, character.name, g, i, entry.interviewee, entry.question
+                    )
                 )
             for i, entry in enumerate(asked.judge):
                 for judge in judges:
                     questions.append(
-                        Question("judge", character.name, g, i, judge.key, entry.question)
+                        Question(JUDGE_QUESTION, character.name, g, i, judge.key, entry.question)
                     )
     return questions
 
@@ -58,6 +75,19 @@ def majority(votes: Sequence[float], official: bool) -> float:
         return float(statistics.mode(votes))
     share = mean_or_nan(votes)
     return 0.5 if share == 0.5 else float(share > 0.5)
+
+
+def judge_mean(votes: Sequence[float], official: bool) -> float:
+    """The share of yes votes (NaN for no vote)."""
+    return mean_or_nan(votes)
+
+
+# How each judge aggregation (`score_keys.JUDGE_AGGREGATIONS`, same keys and order) is computed
+# from a goal's judge votes (official: question-major, unreadable as 0; corrected: readable only).
+JUDGE_AGGREGATORS: dict[str, Callable[[Sequence[float], bool], float]] = {
+    JUDGE_MEAN: judge_mean,
+    JUDGE_MAJORITY: majority,
+}
 
 
 @dataclass
@@ -95,11 +125,10 @@ def goal_scores(reading: GoalReading, judge_keys: Sequence[str], official: bool)
             for key in judge_keys
         }
     return {
-        "self": mean_or_nan(_values(reading.self_)),
-        "other": mean_or_nan(_values(reading.others)),
+        SELF: mean_or_nan(_values(reading.self_)),
+        OTHER: mean_or_nan(_values(reading.others)),
         **per_judge,
-        "judge_mean": mean_or_nan(flat),
-        "judge_majority": majority(flat, official),
+        **{key: aggregate(flat, official) for key, aggregate in JUDGE_AGGREGATORS.items()},
     }
 
 
@@ -110,19 +139,21 @@ def combine(rows: Sequence[GoalScores], official: bool) -> GoalScores:
     return {key: average([row[key] for row in rows]) for key in keys}
 
 
-def goal_answer_row(question: Question, model: str, answer: str, reading: int | None) -> Row:
+def goal_answer_row(
+    question: Question, model: str, answer: str, reading: int | None
+) -> GoalAnswerRow:
     """One goal answer as logged (score metadata `goal_answers`, one flat row per answer)."""
     assert question.goal is not None
-    return {
-        "character": question.about,
-        "goal": question.goal + 1,
-        "asker": question.asker,
-        "item": question.item + 1,  # which of the goal's questions to this kind of asker
-        "model": model,
-        "question": question.text,
-        "answer": answer,
-        "reading": reading,
-    }
+    return GoalAnswerRow(
+        character=question.about,
+        goal=question.goal + 1,
+        asker=question.asker,
+        item=question.item + 1,
+        model=model,
+        question=question.text,
+        answer=answer,
+        reading=reading,
+    )
 
 
 def goal_reader(protocol: Protocol) -> Callable[[str], int | None]:
@@ -145,14 +176,14 @@ def score_goals(
     read = goal_reader(protocol)
     keys = [judge.key for judge in judges]
     readings: dict[tuple[str, int], GoalReading] = {}
-    rows: list[Row] = []
+    rows: list[GoalAnswerRow] = []
     for question, answer in answers.items():
         assert question.goal is not None
         value = read(answer)
         reading = readings.setdefault((question.about, question.goal), GoalReading())
-        if question.kind == "self":
+        if question.kind == SELF_QUESTION:
             reading.self_.append(value)
-        elif question.kind == "others":
+        elif question.kind == OTHERS_QUESTION:
             reading.others.append(value)
         else:
             reading.judge.setdefault(question.item, {})[question.interviewee] = value
@@ -171,8 +202,8 @@ def score_goals(
         per_character.append(combine(scores, protocol.official))
         character_rows.append({"character": character.name, **per_character[-1]})
     return combine(per_character, protocol.official), {
-        "goal_answers": rows,
-        "goal_scores": goal_rows,
-        "character_scores": character_rows,
-        "unreadable_goal_answers": sum(row["reading"] is None for row in rows),
+        GOAL_ANSWERS: rows,
+        GOAL_SCORES: goal_rows,
+        CHARACTER_SCORES: character_rows,
+        UNREADABLE_GOAL_ANSWERS: sum(row["reading"] is None for row in rows),
     }

@@ -45,7 +45,7 @@ from ..prompts import JUDGE_SYSTEM_PROMPT
 from ..protocol import Protocol
 from ..scenario.conversation import Turn, prompt
 from ..scenario.judge_panel import judge_panel
-from .answers import official_yes, robust_yes
+from .answer_reading import official_yes, robust_yes
 
 UNREADABLE = "unreadable_"
 

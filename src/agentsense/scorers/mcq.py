@@ -1,16 +1,17 @@
 """Private-information MCQs: each character answers the questions listed under it.
 
 Formatting and parsing follow the official code. Accuracy is per character, then the mean over
-characters. Official mode keeps the official gate: a scene whose *first* character has no question
-is not scored (NaN), and a scene where a later character has none scores NaN too. Corrected mode
-averages over the characters that have questions and strips whitespace around answers.
+characters (`scene_accuracy`, also the rule of the chance baseline, `analysis.baselines`).
+Official mode keeps the official gate: a scene whose *first* character has no question is not
+scored (NaN), and a scene where a later character has none scores NaN too. Corrected mode averages
+over the characters that have questions and strips whitespace around answers.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..dataset.schema import Scenario
@@ -18,7 +19,14 @@ from ..metrics import mean_or_nan, nan_mean
 from ..prompts import OPTION_MARKS, mcq_prompt
 from ..protocol import OptionMark, Protocol
 from ..scenario.interview import Question
-from .answers import official_choice
+from ..score_keys import (
+    MCQ_ANSWERS,
+    MCQ_PER_CHARACTER,
+    MCQ_QUESTION,
+    UNREADABLE_MCQ_ANSWERS,
+    McqAnswerRow,
+)
+from .answer_reading import official_choice
 
 
 def question_mark(protocol: Protocol, rng: random.Random) -> OptionMark:
@@ -35,7 +43,9 @@ def mcq_questions(scene: Scenario, protocol: Protocol, rng: random.Random) -> li
         for i, item in enumerate(character.info_reason_questions):
             labels = OPTION_MARKS[question_mark(protocol, rng)]
             text = mcq_prompt(item.question, item.options, labels)
-            questions.append(Question("mcq", character.name, None, i, character.name, text, labels))
+            questions.append(
+                Question(MCQ_QUESTION, character.name, None, i, character.name, text, labels)
+            )
     return questions
 
 
@@ -48,24 +58,24 @@ def option_label(index: int | None, labels: str) -> str | None:
 
 def mcq_answer_row(
     question: Question, model: str, answer: str, chosen: int | None, correct: int
-) -> dict[str, Any]:
+) -> McqAnswerRow:
     """One MCQ answer as logged (score metadata `mcq_answers`, one flat row per answer)."""
-    return {
-        "character": question.about,
-        "mcq": question.item + 1,
-        "asker": question.asker,
-        "model": model,
-        "question": question.text,
-        "answer": answer,
-        "reading": option_label(chosen, question.labels),
-        "correct": option_label(correct, question.labels),
-        "right": chosen is not None and chosen == correct,
-    }
+    return McqAnswerRow(
+        character=question.about,
+        mcq=question.item + 1,
+        asker=question.asker,
+        model=model,
+        question=question.text,
+        answer=answer,
+        reading=option_label(chosen, question.labels),
+        correct=option_label(correct, question.labels),
+        right=chosen is not None and chosen == correct,
+    )
 
 
 def read_mcq(
     scene: Scenario, question: Question, answer: str, protocol: Protocol, model: str = ""
-) -> dict[str, Any]:
+) -> McqAnswerRow:
     """One MCQ answer read as the official code reads it (corrected mode strips whitespace
     first), as its flat row."""
     item = scene.character(question.about).info_reason_questions[question.item]
@@ -73,6 +83,17 @@ def read_mcq(
     # Parse with the pattern of the mark in use; `all` accepts any of the three alphabets.
     chosen = official_choice(prediction, item.options, protocol.option_mark)
     return mcq_answer_row(question, model, answer, chosen, item.answer_label)
+
+
+def scene_accuracy(per_character: Sequence[float], official: bool) -> float:
+    """A scene's MCQ accuracy from its characters' accuracies, in scene order (NaN: a character
+    without MCQs). Official: the mean over all characters if the first has MCQs, else NaN (the
+    gate looks at the first character only, docs/protocol.md §4.4). Corrected: the mean over the
+    characters that have MCQs."""
+    if official:
+        gated = not per_character or math.isnan(per_character[0])
+        return math.nan if gated else mean_or_nan(list(per_character))
+    return nan_mean(list(per_character))
 
 
 def score_mcq(
@@ -85,21 +106,16 @@ def score_mcq(
     who answered each question; unknown: empty)."""
     models = models or {}
     results: dict[str, list[float]] = {c.name: [] for c in scene.characters}
-    rows: list[dict[str, Any]] = []
+    rows: list[McqAnswerRow] = []
     for question, answer in answers.items():
         row = read_mcq(scene, question, answer, protocol, models.get(question, ""))
         results[question.about].append(float(row["right"]))
         rows.append(row)
     unreadable = sum(row["reading"] is None for row in rows)
     per_character = {name: mean_or_nan(values) for name, values in results.items()}
-    if protocol.official:
-        first = scene.characters[0].name
-        # The official gate looks at the first character only (docs/protocol.md §4.4).
-        accuracy = mean_or_nan(list(per_character.values())) if results[first] else math.nan
-    else:
-        accuracy = nan_mean(list(per_character.values()))
+    accuracy = scene_accuracy(list(per_character.values()), protocol.official)
     return accuracy, {
-        "mcq_answers": rows,
-        "mcq_per_character": per_character,
-        "unreadable_mcq_answers": unreadable,
+        MCQ_ANSWERS: rows,
+        MCQ_PER_CHARACTER: per_character,
+        UNREADABLE_MCQ_ANSWERS: unreadable,
     }

@@ -5,8 +5,8 @@ judge questions again about the same conversation, with `inspect score LOG -S re
 eval's own scoring is repeat 0 and sends no seed (requests as the protocol prescribes); repeat
 K >= 1 sends a seed derived from the run's seed, the scene, the epoch and K with every interview
 and judge call, so a repeat is reproducible where the provider honours seeds and repeats differ
-from each other. Each score records its `judge_repeat` in its metadata
-(`report.variance_components` reads it).
+from each other. Each score records its repeat in its metadata (`score_keys.JUDGE_REPEAT`;
+`report.variance_components` reads it).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 from ..errors import PrerequisiteError
 from ..seeding import scene_rng
 
-REPEAT_KEY = "judge_repeat"  # score metadata: which judge repeat a scoring is
 SEED_BITS = 31  # providers take 32-bit signed seeds
 
 

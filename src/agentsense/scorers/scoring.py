@@ -8,6 +8,7 @@ concurrently; the `full` task's scorer asks goal and MCQ questions in a single r
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,18 +24,33 @@ from ..scenario.conversation import Conversation
 from ..scenario.interview import ROUND_SPAN, AnswerHook, Interviewer, Question, interview_label
 from ..scenario.judge_panel import Judge, judge_panel
 from ..scenario.persona import character_role
+from ..score_keys import (
+    CAST,
+    GOAL_ANSWERS,
+    GOAL_KEYS,
+    GOAL_SCORES,
+    JUDGE_KEY_GLOB,
+    JUDGE_REPEAT,
+    JUDGE_ROLE_BOUND,
+    JUDGES,
+    MCQ_ACCURACY,
+    MCQ_ANSWERS,
+    MCQ_QUESTION,
+    MCQ_SCORED,
+    PROTOCOL,
+    ROLES,
+)
 from ..seeding import scene_rng
 from ..transcript import INTERVIEW_RECORD, MCQ_RECORD, record_call
 from .explanation import goal_explanation, headline, interview_record, mcq_explanation
 from .goal import goal_answer_row, goal_questions, goal_reader, score_goals
 from .mcq import mcq_questions, read_mcq, score_mcq
-from .repeats import REPEAT_KEY, checked_repeat, repeat_seed
+from .repeats import checked_repeat, repeat_seed
 
-# `judge_*` covers the panel's keys (as many as judges are bound); the two headline keys are named
+# `judge_*` covers the panel's keys (as many as judges are bound); the aggregations are named
 # too, so the headline `judge_majority` resolves even before any sample is scored (Inspect's
 # first, empty progress update cannot expand a glob and would warn that the headline is missing).
-GOAL_KEYS = ("self", "other", "judge_*", "judge_mean", "judge_majority")
-MCQ_KEY = "mcq_accuracy"
+GOAL_METRIC_KEYS = (*GOAL_KEYS[:2], JUDGE_KEY_GLOB, *GOAL_KEYS[2:])
 
 
 def _scene_metrics() -> list[Metric]:
@@ -44,8 +60,8 @@ def _scene_metrics() -> list[Metric]:
     return [mean(), *clustered_uncertainty()]
 
 
-GOAL_METRICS = {key: _scene_metrics() for key in GOAL_KEYS}
-MCQ_METRICS = {MCQ_KEY: _scene_metrics()}
+GOAL_METRICS = {key: _scene_metrics() for key in GOAL_METRIC_KEYS}
+MCQ_METRICS = {MCQ_ACCURACY: _scene_metrics()}
 
 
 @dataclass
@@ -91,11 +107,11 @@ def interview_recorder(scene: Scenario, protocol: Protocol, interviewer: Intervi
 
     def record(question: Question, answer: str) -> None:
         model = interviewer.model_name(question)
-        if question.kind == "mcq":
-            row = read_mcq(scene, question, answer, protocol, model)
+        if question.kind == MCQ_QUESTION:
+            row: Mapping[str, Any] = read_mcq(scene, question, answer, protocol, model)
         else:
             row = goal_answer_row(question, model, answer, read(answer))
-        source = MCQ_RECORD if question.kind == "mcq" else INTERVIEW_RECORD
+        source = MCQ_RECORD if question.kind == MCQ_QUESTION else INTERVIEW_RECORD
         record_call(source, interview_label(question, model), interview_record(row))
 
     return record
@@ -121,10 +137,10 @@ async def interview_scene(state: TaskState, goals: bool, mcq: bool, repeat: int 
     value: dict[str, float] = {}
     roles = {name: character_role(name, context.model_roles) for name in context.scene.names}
     metadata: dict[str, Any] = {
-        "protocol": context.protocol.mode,
-        "cast": cast,
-        "roles": roles,
-        REPEAT_KEY: repeat,
+        PROTOCOL: context.protocol.mode,
+        CAST: cast,
+        ROLES: roles,
+        JUDGE_REPEAT: repeat,
     }
     explanation: list[str] = []
     if goals:
@@ -132,15 +148,15 @@ async def interview_scene(state: TaskState, goals: bool, mcq: bool, repeat: int 
             context.scene, _subset(answers, goal_asked), judges, context.protocol, models
         )
         value.update(scores)
-        metadata["judges"] = {judge.key: judge.name for judge in judges}
-        metadata["judge_role_bound"] = judges_bound
+        metadata[JUDGES] = {judge.key: judge.name for judge in judges}
+        metadata[JUDGE_ROLE_BOUND] = judges_bound
         metadata.update(details)
         texts = {c.name: [goal.goal for goal in c.goals] for c in context.scene.characters}
         explanation.append(
             goal_explanation(
-                details["goal_answers"],
-                details["goal_scores"],
-                metadata["judges"],
+                details[GOAL_ANSWERS],
+                details[GOAL_SCORES],
+                metadata[JUDGES],
                 cast,
                 texts,
                 roles=context.model_roles,
@@ -150,10 +166,10 @@ async def interview_scene(state: TaskState, goals: bool, mcq: bool, repeat: int 
         accuracy, details = score_mcq(
             context.scene, _subset(answers, mcq_asked), context.protocol, models
         )
-        value[MCQ_KEY] = accuracy
+        value[MCQ_ACCURACY] = accuracy
         metadata.update(details)
-        metadata["mcq_scored"] = not math.isnan(accuracy)
-        explanation.append(mcq_explanation(details["mcq_answers"]))
+        metadata[MCQ_SCORED] = not math.isnan(accuracy)
+        explanation.append(mcq_explanation(details[MCQ_ANSWERS]))
     return Score(
         value=value,
         explanation="\n\n".join([headline(value), *explanation]),

@@ -11,7 +11,7 @@ The columns (`ANSWER_COLUMNS`), documented for users of `inspect_ai.analysis`:
 - `item`: the question's position among the goal's questions of its kind;
 - `answer`: the raw answer; `reading`: 1.0 yes / 0.0 no as the run's protocol scored it, NaN when
   it could not be read (corrected mode);
-- `unreadable`: True when the answer starts with no yes/no word (`answers.robust_yes` is None).
+- `unreadable`: True when the answer starts with no yes/no word (`robust_yes` is None).
   The official parser reads such an answer as "no", so this counts them in both modes.
 """
 
@@ -23,7 +23,8 @@ from typing import Any
 import pandas as pd
 
 from ..dataset.schema import Scenario
-from ..scorers.answers import robust_yes
+from ..score_keys import GoalAnswerRow, answer_kind
+from ..scorers.answer_reading import robust_yes
 
 ANSWER_COLUMNS = [
     "log",
@@ -47,18 +48,8 @@ def _reading(value: Any) -> float:
     return float(value) if value is not None else float("nan")
 
 
-def _kind_and_asker(row: Mapping[str, Any]) -> tuple[str, str]:
-    """A logged asker (`self`, `other:<name>`, `judge_<i>`) as this frame's kind and asker."""
-    asker = str(row["asker"])
-    if asker == "self":
-        return "self", str(row["character"])
-    if asker.startswith("other:"):
-        return "other", asker.removeprefix("other:")
-    return "judge", asker
-
-
 def answer_rows(
-    scene: Scenario, logged: Sequence[Mapping[str, Any]], key: Mapping[str, Any]
+    scene: Scenario, logged: Sequence[GoalAnswerRow], key: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
     """The rows of one scored sample, from its score metadata `goal_answers` (one flat row per
     answer, goals and questions numbered from 1, as `scorers.goal.score_goals` logs them)."""
@@ -66,7 +57,7 @@ def answer_rows(
     for record in logged:
         character = scene.character(str(record["character"]))
         index = int(record["goal"]) - 1
-        kind, asker = _kind_and_asker(record)
+        kind, asker = answer_kind(str(record["asker"]), character.name)
         rows.append(
             {
                 **key,
