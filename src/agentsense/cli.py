@@ -16,6 +16,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .score_keys import HEADLINE
+
 EXIT_OK = 0
 EXIT_REGRESSION = 1
 EXIT_ERROR = 2
@@ -50,8 +52,8 @@ def _report_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     )
     parser.add_argument(
         "--sensitivity-metric",
-        default="judge_majority",
-        help="scene score tested for abnormal templates (default: judge_majority)",
+        default=HEADLINE,
+        help=f"scene score tested for abnormal templates (default: {HEADLINE})",
     )
     parser.add_argument(
         "--alpha", type=float, default=0.05, help="significance level (default 0.05)"

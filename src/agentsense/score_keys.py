@@ -26,6 +26,7 @@ score key is `other` (the paper's Table 1 column "Other"), and so is the answer 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final, Literal, TypedDict
 
 # --- scene score keys ----------------------------------------------------------------------------
@@ -39,6 +40,13 @@ JUDGE_AGGREGATIONS: dict[str, str] = {JUDGE_MEAN: "Judge mean", JUDGE_MAJORITY: 
 # The goal scores of one goal, character and scene (besides the per-judge keys).
 GOAL_KEYS: tuple[str, ...] = (SELF, OTHER, *JUDGE_AGGREGATIONS)
 HEADLINE = JUDGE_MAJORITY  # the paper's primary metric
+# The goal keys as summaries list them: the headline, the other aggregations, then self and other.
+HEADLINE_FIRST: tuple[str, ...] = (
+    HEADLINE,
+    *(key for key in JUDGE_AGGREGATIONS if key != HEADLINE),
+    SELF,
+    OTHER,
+)
 
 MCQ_ACCURACY = "mcq_accuracy"
 BLIND_MCQ_ACCURACY = "blind_mcq_accuracy"
@@ -53,6 +61,13 @@ LABEL_AGREEMENTS: dict[str, str] = {
 # Every scene score key a report reads, in the report's column order (per-judge keys aside).
 SCENE_KEYS: tuple[str, ...] = (*GOAL_KEYS, MCQ_ACCURACY, BLIND_MCQ_ACCURACY, SCRIPT_ACCURACY)
 SCORE_KEYS: tuple[str, ...] = (*SCENE_KEYS, *LABEL_AGREEMENTS)
+
+
+def scene_columns(judge_columns: Sequence[str] = ()) -> tuple[str, ...]:
+    """The scene score columns in Table 1's order, the per-judge columns (as the report labels
+    them) between the characters' verdicts and the panel's aggregations."""
+    return (SELF, OTHER, *judge_columns, *SCENE_KEYS[2:])
+
 
 # The report's column header of every declared score key.
 HEADERS: dict[str, str] = {

@@ -21,14 +21,15 @@ from typing import Any
 
 import pandas as pd
 
-from ..analysis.log_fields import SCENE_METRICS, records
+from ..analysis.log_fields import records
 from ..analysis.log_reader import load_scores
 from ..errors import ReportError
+from ..score_keys import BLIND_MCQ_ACCURACY, HEADLINE, MCQ_ACCURACY, SCENE_KEYS
 from .comparable import ALLOW_MIXED, ALLOW_TASK, differences
 from .render import markdown
 from .stats import Paired, Test, min_detectable_difference, paired
 
-DEFAULT_METRICS = ("judge_majority", "mcq_accuracy", "blind_mcq_accuracy")
+DEFAULT_METRICS = (HEADLINE, MCQ_ACCURACY, BLIND_MCQ_ACCURACY)
 KEY = ["id", "epoch"]
 
 
@@ -107,11 +108,10 @@ def chosen_metrics(base: pd.DataFrame, new: pd.DataFrame, asked: Sequence[str]) 
     def scored(frame: pd.DataFrame, metric: str) -> bool:
         return metric in frame.columns and bool(frame[metric].notna().any())
 
-    shared = [m for m in SCENE_METRICS if scored(base, m) and scored(new, m)]
+    shared = [m for m in SCENE_KEYS if scored(base, m) and scored(new, m)]
     if not shared:
         listed = [
-            ", ".join(m for m in SCENE_METRICS if scored(frame, m)) or "none"
-            for frame in (base, new)
+            ", ".join(m for m in SCENE_KEYS if scored(frame, m)) or "none" for frame in (base, new)
         ]
         raise ReportError(
             f"These runs share no metric (BASE scores {listed[0]}; NEW scores {listed[1]}): "

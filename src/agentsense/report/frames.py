@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..analysis.baselines import BASELINE_COLUMNS
-from ..analysis.log_fields import GOAL_METRICS, LABEL_METRICS
 from ..analysis.log_reader import Runs
+from ..score_keys import GOAL_KEYS, LABEL_AGREEMENTS, scene_columns
 from .settings import label_runs
 
 RUN_COLUMNS = ["log", "group", "family", "variant", "kind", "task", "model", "sender", "receiver"]
@@ -101,7 +101,7 @@ def goal_units(goals: pd.DataFrame) -> pd.DataFrame:
         "role",
         "player",
     ]
-    return _average(goals, keys, list(GOAL_METRICS))
+    return _average(goals, keys, list(GOAL_KEYS))
 
 
 def character_units(goals: pd.DataFrame) -> pd.DataFrame:
@@ -119,8 +119,8 @@ def character_units(goals: pd.DataFrame) -> pd.DataFrame:
         "role",
         "player",
     ]
-    per_epoch = _average(goals, [*keys, "epoch"], list(GOAL_METRICS))
-    return _average(per_epoch, keys, list(GOAL_METRICS))
+    per_epoch = _average(goals, [*keys, "epoch"], list(GOAL_KEYS))
+    return _average(per_epoch, keys, list(GOAL_KEYS))
 
 
 def question_units(mcqs: pd.DataFrame) -> pd.DataFrame:
@@ -146,21 +146,9 @@ def build_units(runs: Runs, allow_mixed: bool = False) -> Units:
     labelled = label_runs(runs.evals, allow_mixed)
     scenes = _with_runs(runs.scenes, labelled)
     judges = judge_columns(scenes)
+    # Every declared scene key (`score_keys`); a run's frame lacks the ones it does not score.
     metrics = [
-        c
-        for c in (
-            "self",
-            "other",
-            *judges,
-            "judge_mean",
-            "judge_majority",
-            "mcq_accuracy",
-            "blind_mcq_accuracy",
-            "script_accuracy",
-            *LABEL_METRICS,
-            *BASELINE_COLUMNS,
-        )
-        if c in scenes.columns
+        c for c in (*scene_columns(judges), *LABEL_AGREEMENTS, *BASELINE_COLUMNS) if c in scenes
     ]
     goals = _with_runs(_with_templates(runs.goals, runs.scenes), labelled)
     return Units(

@@ -20,6 +20,7 @@ from ..analysis.agreement import (
 )
 from ..analysis.log_fields import records
 from ..analysis.sample_rows import judge_labels
+from ..score_keys import OTHER, SELF
 
 SUMMARY_COLUMNS = [
     "run",
@@ -111,7 +112,7 @@ def judge_tables(answers: pd.DataFrame, names: dict[str, str]) -> JudgeTables:
     summary = _named(panel_agreement(answers), names)
     by_category = _named(panel_agreement(answers, by_category=True), names)
     unreadable = unreadable_shares(answers)
-    askers = _named(unreadable[unreadable["who"].isin(["self", "other"])], names)
+    askers = _named(unreadable[unreadable["who"].isin([SELF, OTHER])], names)
     models = {(str(row["log"]), str(row["who"])): str(row["model"]) for row in records(unreadable)}
     pairs = {
         names.get(str(log), str(log)): _by_model(_pair_matrix(part), str(log), models)

@@ -17,11 +17,12 @@ import pandas as pd
 
 from ..analysis.log_fields import records
 from ..analysis.log_reader import Runs
+from ..score_keys import BLIND_MCQ_ACCURACY, GOAL_KEYS, MCQ_ACCURACY
 from .frames import Units
 from .render import DASH, Section, markdown
 
 REPEATED_KINDS = ("homogeneous", "pairwise", "blind")
-METRICS = ("self", "other", "judge_mean", "judge_majority", "mcq_accuracy", "blind_mcq_accuracy")
+METRICS = (*GOAL_KEYS, MCQ_ACCURACY, BLIND_MCQ_ACCURACY)
 COLUMNS = [
     "run",
     "metric",

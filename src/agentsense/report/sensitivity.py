@@ -22,10 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..score_keys import HEADLINE
 from .frames import Units
 from .stats import variance_test
 
-DEFAULT_METRIC = "judge_majority"
+DEFAULT_METRIC = HEADLINE
 ALPHA = 0.05
 
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..score_keys import BLIND_MCQ_ACCURACY, SCRIPT_ACCURACY
 from .frames import Units
 from .render import Section, cell, markdown
 from .tables import estimate
 
-COLUMNS = ("script_accuracy", "blind_mcq_accuracy")
+COLUMNS = (SCRIPT_ACCURACY, BLIND_MCQ_ACCURACY)
 
 
 def has_script_runs(units: Units) -> bool:
@@ -31,12 +32,12 @@ def table_two(units: Units) -> pd.DataFrame:
         rows.append(
             {
                 "model": str(family),
-                "script_accuracy": estimate(frame, "script_accuracy"),
+                SCRIPT_ACCURACY: estimate(frame, SCRIPT_ACCURACY),
                 "templates": int(frame["template_id"].nunique()),
-                "blind_mcq_accuracy": estimate(baseline, "blind_mcq_accuracy"),
+                BLIND_MCQ_ACCURACY: estimate(baseline, BLIND_MCQ_ACCURACY),
             }
         )
-    return pd.DataFrame(rows, columns=["model", "script_accuracy", "templates", *COLUMNS[1:]])
+    return pd.DataFrame(rows, columns=["model", SCRIPT_ACCURACY, "templates", *COLUMNS[1:]])
 
 
 def flat_table_two(table: pd.DataFrame) -> pd.DataFrame:

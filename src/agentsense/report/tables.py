@@ -14,9 +14,18 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..analysis.log_fields import LABEL_METRICS
 from ..metrics import profile_sensitivity
 from ..metrics import template_stds as template_std_list
+from ..score_keys import (
+    BLIND_MCQ_ACCURACY,
+    GOAL_KEYS,
+    HEADLINE,
+    JUDGE_AGGREGATIONS,
+    LABEL_AGREEMENTS,
+    MCQ_ACCURACY,
+    OTHER,
+    SELF,
+)
 from .frames import CONVERSATIONS, Units
 from .stats import (
     DIFFERENCE,
@@ -28,11 +37,11 @@ from .stats import (
     template_bootstrap_ci,
 )
 
-GOAL_COLUMNS = ("self", "other")
-PANEL_COLUMNS = ("judge_mean", "judge_majority")
-PSI_METRIC = {"goal_psi": "judge_majority", "mcq_psi": "mcq_accuracy"}
-BREAKDOWN_METRICS = ("self", "other", "judge_majority")
-SCENE_BREAKDOWN_METRICS = (*BREAKDOWN_METRICS, "mcq_accuracy")
+GOAL_COLUMNS = (SELF, OTHER)
+PANEL_COLUMNS = tuple(JUDGE_AGGREGATIONS)
+PSI_METRIC = {"goal_psi": HEADLINE, "mcq_psi": MCQ_ACCURACY}
+BREAKDOWN_METRICS = (SELF, OTHER, HEADLINE)
+SCENE_BREAKDOWN_METRICS = (*BREAKDOWN_METRICS, MCQ_ACCURACY)
 MISSING = "(none)"
 # Columns that are differences of two scores (in [-1, 1]); every other column is a score in [0, 1].
 DIFFERENCES = ("gain_over_blind", "overconfidence")
@@ -90,19 +99,19 @@ def table_one_columns(units: Units) -> list[str]:
         *units.judge_columns,
         *PANEL_COLUMNS,
         "goal_psi",
-        "mcq_accuracy",
+        MCQ_ACCURACY,
         "mcq_psi",
-        "blind_mcq_accuracy",
+        BLIND_MCQ_ACCURACY,
     ]
 
 
 def _row(scenes: pd.DataFrame, blind: pd.DataFrame, units: Units) -> dict[str, Estimate]:
     row = {
         column: estimate(scenes, column)
-        for column in (*GOAL_COLUMNS, *units.judge_columns, *PANEL_COLUMNS, "mcq_accuracy")
+        for column in (*GOAL_COLUMNS, *units.judge_columns, *PANEL_COLUMNS, MCQ_ACCURACY)
     }
     row.update({name: psi_estimate(scenes, metric) for name, metric in PSI_METRIC.items()})
-    row["blind_mcq_accuracy"] = estimate(blind, "blind_mcq_accuracy")
+    row[BLIND_MCQ_ACCURACY] = estimate(blind, BLIND_MCQ_ACCURACY)
     return row
 
 
@@ -148,8 +157,8 @@ def leakage(units: Units) -> pd.DataFrame:
     blind = scenes[scenes["kind"] == "blind"]
     rows: dict[str, dict[str, Estimate]] = {}
     real = (
-        scenes[scenes["kind"].isin(["homogeneous", "pairwise"]) & scenes["mcq_accuracy"].notna()]
-        if "mcq_accuracy" in scenes.columns
+        scenes[scenes["kind"].isin(["homogeneous", "pairwise"]) & scenes[MCQ_ACCURACY].notna()]
+        if MCQ_ACCURACY in scenes.columns
         else scenes.iloc[0:0]
     )
     for group, frame in real.groupby("group", sort=True):
@@ -157,17 +166,17 @@ def leakage(units: Units) -> pd.DataFrame:
         baseline = blind[blind["family"] == family]
         if baseline.empty:
             continue
-        shared = frame[["id", "template_id", "mcq_accuracy"]].merge(
-            baseline[["id", "blind_mcq_accuracy"]], on="id", how="inner"
+        shared = frame[["id", "template_id", MCQ_ACCURACY]].merge(
+            baseline[["id", BLIND_MCQ_ACCURACY]], on="id", how="inner"
         )
-        shared["gain_over_blind"] = shared["mcq_accuracy"] - shared["blind_mcq_accuracy"]
+        shared["gain_over_blind"] = shared[MCQ_ACCURACY] - shared[BLIND_MCQ_ACCURACY]
         rows[str(group)] = {
-            "blind_mcq_accuracy": estimate(baseline, "blind_mcq_accuracy"),
-            "mcq_accuracy": estimate(frame, "mcq_accuracy"),
+            BLIND_MCQ_ACCURACY: estimate(baseline, BLIND_MCQ_ACCURACY),
+            MCQ_ACCURACY: estimate(frame, MCQ_ACCURACY),
             "gain_over_blind": estimate(shared, "gain_over_blind"),
         }
     return pd.DataFrame.from_dict(
-        rows, orient="index", columns=["blind_mcq_accuracy", "mcq_accuracy", "gain_over_blind"]
+        rows, orient="index", columns=[BLIND_MCQ_ACCURACY, MCQ_ACCURACY, "gain_over_blind"]
     )
 
 
@@ -212,7 +221,7 @@ def category_breakdown(units: Units) -> pd.DataFrame:
 def overconfidence(units: Units) -> pd.DataFrame:
     """Self minus judge majority per goal, by goal category (positive: over-confident)."""
     goals = (
-        units.goals.assign(overconfidence=units.goals["self"] - units.goals["judge_majority"])
+        units.goals.assign(overconfidence=units.goals[SELF] - units.goals[HEADLINE])
         if not units.goals.empty
         else units.goals.assign(overconfidence=[])
     )
@@ -227,10 +236,10 @@ def label_agreement(units: Units) -> pd.DataFrame:
     """Per labelling run: agreement of its labels with the records' own, per kind of label."""
     scenes = units.scenes[units.scenes["kind"] == "labelling"]
     rows = {
-        str(group): {name: estimate(frame, name) for name in LABEL_METRICS}
+        str(group): {name: estimate(frame, name) for name in LABEL_AGREEMENTS}
         for group, frame in scenes.groupby("group", sort=True)
     }
-    return pd.DataFrame.from_dict(rows, orient="index", columns=list(LABEL_METRICS))
+    return pd.DataFrame.from_dict(rows, orient="index", columns=list(LABEL_AGREEMENTS))
 
 
 # --- sender x receiver -------------------------------------------------------------------------
@@ -251,16 +260,14 @@ def pairwise_variants(units: Units) -> list[str]:
     return sorted(set(scenes.loc[scenes["kind"] == "pairwise", "variant"]))
 
 
-def scene_matrix(units: Units, variant: str = "", metric: str = "judge_majority") -> pd.DataFrame:
+def scene_matrix(units: Units, variant: str = "", metric: str = HEADLINE) -> pd.DataFrame:
     """Fig. 5a: the scene score of each sender x receiver pair."""
     scenes = units.scenes
     chosen = scenes[(scenes["kind"] == "pairwise") & (scenes["variant"] == variant)]
     return pair_matrix(chosen, lambda part: estimate(part, metric))
 
 
-def role_matrix(
-    units: Units, role: str, variant: str = "", metric: str = "judge_majority"
-) -> pd.DataFrame:
+def role_matrix(units: Units, role: str, variant: str = "", metric: str = HEADLINE) -> pd.DataFrame:
     """Figs. 7-8: the goal completion of the characters playing `role`, per scene, per pair."""
     characters = units.characters
     chosen = characters[
@@ -302,7 +309,7 @@ def _complement(value: Estimate) -> Estimate:
 
 # --- uncertainty -------------------------------------------------------------------------------
 
-UNCERTAINTY_METRICS = ("self", "other", "judge_mean", "judge_majority", "mcq_accuracy")
+UNCERTAINTY_METRICS = (*GOAL_KEYS, MCQ_ACCURACY)
 
 
 def uncertainty(units: Units) -> pd.DataFrame:
@@ -355,7 +362,7 @@ def _width_row(
 
 # --- baselines ---------------------------------------------------------------------------------
 
-BASELINE_METRICS = ("self", "other", "judge_majority", "mcq_accuracy")
+BASELINE_METRICS = (SELF, OTHER, HEADLINE, MCQ_ACCURACY)
 
 
 def _scene_mean(frame: pd.DataFrame, column: str) -> float:
@@ -402,7 +409,7 @@ def baselines(units: Units) -> pd.DataFrame:
             row["chance"] = _scene_mean(scored, f"chance_{metric}")
             own = blind[(blind["family"] == family) & blind["id"].isin(scored["id"])]
             row["blind"] = (
-                _scene_mean(own, "blind_mcq_accuracy") if metric == "mcq_accuracy" else np.nan
+                _scene_mean(own, BLIND_MCQ_ACCURACY) if metric == MCQ_ACCURACY else np.nan
             )
             row["flags"] = ", ".join(_flags(row["score"], row))  # type: ignore[arg-type]
             rows.append(row)

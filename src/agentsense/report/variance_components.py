@@ -24,19 +24,19 @@ from ..analysis.variance import (
     projection,
     with_intervals,
 )
-from ..score_keys import JUDGE_REPEAT
+from ..score_keys import HEADLINE, HEADLINE_FIRST, JUDGE_REPEAT, JUDGES, MCQ_ACCURACY
 from .log_samples import run_paths, sample_frame
 from .render import Section, markdown
 from .stats import clustered_mean_ci
 
-METRICS = ("judge_majority", "judge_mean", "self", "other", "mcq_accuracy")
-SHOWN_PROJECTIONS = ("judge_majority", "mcq_accuracy")
+METRICS = (*HEADLINE_FIRST, MCQ_ACCURACY)
+SHOWN_PROJECTIONS = (HEADLINE, MCQ_ACCURACY)
 CONVERSATION_KINDS = ("homogeneous", "pairwise")
-ROW_COLUMNS = ["id", "epoch", "template", "scoring", "judge_repeat", "panel", "metric", "value"]
+ROW_COLUMNS = ["id", "epoch", "template", "scoring", JUDGE_REPEAT, "panel", "metric", "value"]
 
 
 def _panel(metadata: dict[str, Any]) -> str:
-    judges = metadata.get("judges")
+    judges = metadata.get(JUDGES)
     return ", ".join(map(str, judges.values())) if isinstance(judges, dict) else ""
 
 
@@ -57,7 +57,7 @@ def _sample_rows(sample: EvalSample, path: str) -> list[dict[str, Any]]:
                         "epoch": int(sample.epoch),
                         "template": str((sample.metadata or {}).get("template_id")),
                         "scoring": name,
-                        "judge_repeat": int(metadata.get(JUDGE_REPEAT) or 0),
+                        JUDGE_REPEAT: int(metadata.get(JUDGE_REPEAT) or 0),
                         "panel": _panel(metadata),
                         "metric": metric,
                         "value": float(value),
@@ -78,7 +78,7 @@ def run_rows(run: dict[str, Any], paths: Sequence[str]) -> pd.DataFrame:
     rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ROW_COLUMNS)
     rows = rows.drop_duplicates(["id", "epoch", "scoring", "metric"], keep="last")
     panel = str(run.get("judges") or "")
-    judged = rows["metric"] != "mcq_accuracy"
+    judged = rows["metric"] != MCQ_ACCURACY
     rows = rows[~judged | (rows["panel"] == panel) | (panel == "")]
     return rows.rename(columns={"id": "scene", "scoring": "repeat"})
 
@@ -124,7 +124,7 @@ def repeat_notes(runs: pd.DataFrame, paths: Sequence[str]) -> list[str]:
     notes = []
     for run in records(runs):
         rows = run_rows(run, paths)
-        claimed = rows.drop_duplicates("repeat").groupby("judge_repeat")["repeat"].agg(list)
+        claimed = rows.drop_duplicates("repeat").groupby(JUDGE_REPEAT)["repeat"].agg(list)
         for repeat, scorings in claimed.items():
             if len(scorings) > 1:
                 notes.append(

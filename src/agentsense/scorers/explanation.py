@@ -11,13 +11,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..score_keys import (
-    HEADLINE,
+    HEADLINE_FIRST,
     JUDGE_MAJORITY,
-    JUDGE_MEAN,
     MCQ_ACCURACY,
-    OTHER,
     OTHER_ASKER_PREFIX,
-    SELF,
     SELF_ASKER,
     asker_name,
 )
@@ -156,7 +153,7 @@ def mcq_explanation(answers: Sequence[Row]) -> str:
 
 def headline(values: Mapping[str, float]) -> str:
     """The scene's main numbers in one line, judge majority (the paper's primary metric) first."""
-    order = [HEADLINE, JUDGE_MEAN, SELF, OTHER, MCQ_ACCURACY]
+    order = [*HEADLINE_FIRST, MCQ_ACCURACY]
     shown = [f"{key} **{number(values[key])}**" for key in order if key in values]
     return " · ".join(shown)
 

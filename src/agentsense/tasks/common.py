@@ -28,6 +28,7 @@ from ..dataset.validation import DatasetError
 from ..errors import PrerequisiteError
 from ..protocol import Protocol
 from ..scenario.judge_panel import JUDGE_ROLE
+from ..score_keys import HEADLINE
 from ..solvers.simulation import simulation
 from ..version import eval_version
 
@@ -157,7 +158,7 @@ def agentsense_task(
     solver: Solver | None = None,
     bind: RoleBinding = no_roles,
     epochs: int | None = None,
-    headline_score: str = "judge_majority",
+    headline_score: str = HEADLINE,
     judged: bool = True,
 ) -> Task:
     """A task on `scenes`: the simulation (unless another solver is given) and `scorer`

@@ -12,6 +12,7 @@ from __future__ import annotations
 from inspect_ai import Task, task
 
 from ..protocol import Mode, OptionMark
+from ..score_keys import MCQ_ACCURACY
 from ..scorers.scoring import goal_and_mcq, goal_completion, mcq_accuracy
 from .common import TaskArguments, agentsense_task, task_scenes
 from .strict import strict_arguments
@@ -58,7 +59,7 @@ def info(
         arguments,
         scorer=mcq_accuracy(),
         scenes=scenes,
-        headline_score="mcq_accuracy",
+        headline_score=MCQ_ACCURACY,
         judged=False,
     )
 
