@@ -52,10 +52,13 @@ MCQ_ACCURACY = "mcq_accuracy"
 BLIND_MCQ_ACCURACY = "blind_mcq_accuracy"
 SCRIPT_ACCURACY = "script_accuracy"
 # The agreement of a labelling run with the dataset's own labels.
+TYPE_AGREEMENT = "type_agreement"
+CATEGORY_AGREEMENT = "category_agreement"
+ROLE_AGREEMENT = "role_agreement"
 LABEL_AGREEMENTS: dict[str, str] = {
-    "type_agreement": "Scenario type",
-    "category_agreement": "Goal category",
-    "role_agreement": "Role",
+    TYPE_AGREEMENT: "Scenario type",
+    CATEGORY_AGREEMENT: "Goal category",
+    ROLE_AGREEMENT: "Role",
 }
 
 # Every scene score key a report reads, in the report's column order (per-judge keys aside).

@@ -33,10 +33,11 @@ from ..prompts import (
     sender_receiver_prompt,
 )
 from ..reply_json import NoJSON, reply_json
+from ..score_keys import CATEGORY_AGREEMENT, LABEL_AGREEMENTS, ROLE_AGREEMENT, TYPE_AGREEMENT
 
 LABELLER_ROLE = "labeller"
 ROLES = (SENDER_ROLE, RECEIVER_ROLE)
-AGREEMENT_KEYS = ("type_agreement", "category_agreement", "role_agreement")
+AGREEMENT_KEYS = tuple(LABEL_AGREEMENTS)
 
 
 class SceneLabels(StoreModel):
@@ -147,9 +148,9 @@ def agreement(scene: Scenario, labels: SceneLabels) -> dict[str, float]:
     ]
     roles = [(labels.roles.get(name), (scene.roles or {}).get(name)) for name in scene.names]
     return {
-        "type_agreement": _share([(labels.scenario_type, scene.scenario_type)]),
-        "category_agreement": _share(categories),
-        "role_agreement": _share(roles),
+        TYPE_AGREEMENT: _share([(labels.scenario_type, scene.scenario_type)]),
+        CATEGORY_AGREEMENT: _share(categories),
+        ROLE_AGREEMENT: _share(roles),
     }
 
 

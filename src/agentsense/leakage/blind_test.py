@@ -22,12 +22,13 @@ from ..dataset.samples import scenario_of
 from ..metrics import clustered_uncertainty
 from ..protocol import Protocol
 from ..scenario.interview import ROUND_SPAN, Interviewer, Question
+from ..score_keys import BLIND_MCQ_ACCURACY, MCQ_ANSWERS, MCQ_SCORED, PROTOCOL
 from ..scorers.explanation import mcq_explanation
 from ..scorers.mcq import mcq_questions, score_mcq
 from ..scorers.scoring import interview_recorder
 from ..seeding import scene_rng
 
-BLIND_KEY = "blind_mcq_accuracy"
+BLIND_KEY = BLIND_MCQ_ACCURACY
 
 
 class BlindAnswers(StoreModel):
@@ -90,10 +91,10 @@ def blind_mcq() -> Scorer:
         answers = {_as_question(record): str(record["answer"]) for record in stored.answers}
         models = {_as_question(record): str(record.get("model", "")) for record in stored.answers}
         accuracy, details = score_mcq(scenario_of(state.metadata), answers, protocol, models)
-        metadata = {"protocol": protocol.mode, **details, "mcq_scored": not math.isnan(accuracy)}
+        metadata = {PROTOCOL: protocol.mode, **details, MCQ_SCORED: not math.isnan(accuracy)}
         return Score(
             value={BLIND_KEY: accuracy},
-            explanation=mcq_explanation(details["mcq_answers"]),
+            explanation=mcq_explanation(details[MCQ_ANSWERS]),
             metadata=metadata,
         )
 

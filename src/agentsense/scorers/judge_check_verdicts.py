@@ -45,6 +45,7 @@ from ..prompts import JUDGE_SYSTEM_PROMPT
 from ..protocol import Protocol
 from ..scenario.conversation import Turn, prompt
 from ..scenario.judge_panel import judge_panel
+from ..score_keys import JUDGE_PREFIX, JUDGES, PROTOCOL, is_judge_key
 from .answer_reading import official_yes, robust_yes
 
 UNREADABLE = "unreadable_"
@@ -169,10 +170,10 @@ def judge_rates() -> Metric:
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         value = score_values(scores[0]) if scores else {}
-        judges = [key for key in value if key.startswith("judge_")]
+        judges = [key for key in value if is_judge_key(key)]
         rates: dict[str, float] = {}
         for key in judges:
-            n = key.removeprefix("judge_")
+            n = key.removeprefix(JUDGE_PREFIX)
             verdicts = key_scores(scores, key)
             for name, rate in JUDGE_METRICS.items():
                 rates[f"{name}_{n}"] = rate(verdicts)
@@ -213,7 +214,7 @@ def judge_verdicts() -> Scorer:
             value=value,
             answer=", ".join(f"{k}: {a}" for k, a in verdicts.answers.items())[:200],
             explanation=f"Truth: **{truth}**\n\n" + "\n".join(rows),
-            metadata={"judges": verdicts.judges, "protocol": verdicts.protocol.get("mode")},
+            metadata={JUDGES: verdicts.judges, PROTOCOL: verdicts.protocol.get("mode")},
         )
 
     return score
