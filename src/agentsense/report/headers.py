@@ -1,21 +1,18 @@
-"""The headers of the report's table columns: score key -> header."""
+"""The headers of the report's table columns: score key -> header.
+
+Score keys are headed as `score_keys.HEADERS` declares them (a declared key is headed without an
+edit here); the columns the report computes itself are headed here.
+"""
+
+from ..score_keys import HEADERS as SCORE_HEADERS
 
 HEADERS = {
     "kind": "Run",
-    "self": "Self",
-    "other": "Other",
-    "judge_mean": "Judge mean",
-    "judge_majority": "Judge majority",
+    **SCORE_HEADERS,
     "goal_psi": "Goal PSI ↓",
-    "mcq_accuracy": "MCQ acc.",
     "mcq_psi": "MCQ PSI ↓",
-    "blind_mcq_accuracy": "Blind acc.",
-    "script_accuracy": "Script acc.",
     "gain_over_blind": "MCQ − blind (paired)",
     "attack": "Attack",
     "defence": "Defence",
     "overconfidence": "Self − judge majority",
-    "type_agreement": "Scenario type",
-    "category_agreement": "Goal category",
-    "role_agreement": "Role",
 }

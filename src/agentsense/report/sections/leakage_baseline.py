@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...score_keys import MCQ_ACCURACY
 from .. import tables
 from ..content import Absent, Content
 from ..document import Inputs
@@ -14,7 +15,7 @@ def leakage_section(inputs: Inputs) -> Content:
     scenes = inputs.units.scenes
     if not (scenes["kind"] == "blind").any():
         return Absent("no agentsense/blind log among the inputs")
-    if not has_values(tables.real_scenes(inputs.units), "mcq_accuracy"):
+    if not has_values(tables.real_scenes(inputs.units), MCQ_ACCURACY):
         return Absent("no run with MCQs after a conversation (full, info or pairwise) to compare")
     table = tables.leakage(inputs.units)
     if table.empty:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...score_keys import BLIND_MCQ_ACCURACY, HEADLINE, MCQ_ACCURACY
 from .. import tables
 from ..content import Absent, Content
 from ..document import Inputs
@@ -23,10 +24,10 @@ def table_one_section(inputs: Inputs) -> Content:
     report.csv(flat(table, "run"), "table1")
     counts = pd.DataFrame(
         {
-            "n scenes": [_n(r, "judge_majority") for r in table.itertuples()],
-            "n MCQ scenes": [_n(r, "mcq_accuracy") for r in table.itertuples()],
+            "n scenes": [_n(r, HEADLINE) for r in table.itertuples()],
+            "n MCQ scenes": [_n(r, MCQ_ACCURACY) for r in table.itertuples()],
             "n templates (goal PSI)": [_n(r, "goal_psi") for r in table.itertuples()],
-            "n blind scenes": [_n(r, "blind_mcq_accuracy") for r in table.itertuples()],
+            "n blind scenes": [_n(r, BLIND_MCQ_ACCURACY) for r in table.itertuples()],
             "n conversations": list(table["conversations"]),
             "n blind conversations": list(table["blind_conversations"]),
         },
@@ -51,7 +52,7 @@ def table_one_section(inputs: Inputs) -> Content:
     )
     panels = [
         Panel(HEADERS[m], list(table.index), {"mean": list(table[m])})
-        for m in ("judge_majority", "mcq_accuracy", "blind_mcq_accuracy")
+        for m in (HEADLINE, MCQ_ACCURACY, BLIND_MCQ_ACCURACY)
         if any(isinstance(v, Estimate) and v.n for v in table[m])
     ]
     if panels:
