@@ -31,6 +31,8 @@ from typing import Literal
 
 from inspect_ai.scorer import Metric, SampleScore, metric, stderr
 
+from .score_keys import PROTOCOL
+
 ShortTemplates = Literal["nan", "skip"]
 
 # Sample metadata key of the unit scenes are clustered by (see `dataset.samples.scene_metadata`).
@@ -93,7 +95,7 @@ def profile_sensitivity(groups: dict[str, list[float]], short: ShortTemplates) -
 
 def _mode_of(scores: list[SampleScore]) -> str:
     for sample_score in scores:
-        mode = (sample_score.score.metadata or {}).get("protocol")
+        mode = (sample_score.score.metadata or {}).get(PROTOCOL)
         if mode:
             return str(mode)
     return "official"

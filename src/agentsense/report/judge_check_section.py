@@ -18,6 +18,7 @@ from inspect_ai.scorer import SampleScore, Score
 
 from ..dataset.judge_check_items import CLAIM_CASES, INJECTION_CASES
 from ..metrics import nan_mean
+from ..score_keys import JUDGES
 from ..scorers.judge_check_verdicts import JUDGE_METRICS, UNREADABLE
 from .content import Absent, Content
 from .other_logs import Item, OtherLogs, items, log_name, read_full
@@ -61,7 +62,7 @@ def judge_rows(path: str) -> list[dict[str, Any]]:
     found = items(read_full(path))
     judges: dict[str, str] = {}
     for item in found:
-        judges.update((item.score.metadata or {}).get("judges") or {})
+        judges.update((item.score.metadata or {}).get(JUDGES) or {})
     keys = sorted({k for item in found for k in item.values if not k.startswith(UNREADABLE)})
     rows = []
     for judge in keys:
