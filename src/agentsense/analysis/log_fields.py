@@ -15,6 +15,8 @@ from typing import Any
 import pandas as pd
 from inspect_ai.analysis import SampleColumn, SampleScores
 
+from ..score_keys import CAST, JUDGES, ROLES
+
 # Task name (without the `agentsense/` prefix) -> kind of run.
 TASK_KINDS = {
     "goal": "homogeneous",
@@ -27,19 +29,6 @@ TASK_KINDS = {
 }
 NO_ROUNDS = ("blind", "script_prediction")
 READ_TASKS = ", ".join(f"agentsense/{task}" for task in TASK_KINDS)
-SCENE_METRICS = (
-    "self",
-    "other",
-    "judge_mean",
-    "judge_majority",
-    "mcq_accuracy",
-    "blind_mcq_accuracy",
-    "script_accuracy",
-)
-# The agreement of a labelling run with the dataset's own labels.
-LABEL_METRICS = ("type_agreement", "category_agreement", "role_agreement")
-SCORE_KEYS = (*SCENE_METRICS, *LABEL_METRICS)
-GOAL_METRICS = ("self", "other", "judge_mean", "judge_majority")
 PROTOCOL_FIELDS = ("mode", "agent_temperature", "judge_temperature", "max_tokens", "option_mark")
 LOG_SUFFIXES = (".eval", ".json")
 
@@ -120,7 +109,7 @@ def score_values(scores: Any) -> dict[str, Any]:
 
 
 # The score metadata compare checks (who played, who judged); the rest is not read there.
-SETUP_KEYS = ("judges", "cast", "roles")
+SETUP_KEYS = (JUDGES, CAST, ROLES)
 
 
 def score_setups(scores: Any) -> dict[str, Any]:
@@ -148,7 +137,7 @@ EVALUATED = "<evaluated model>"
 
 def panel(metadata: Mapping[str, Any]) -> str:
     """The judge panel named in a score's metadata ("" when no judge scored it)."""
-    judges = metadata.get("judges")
+    judges = metadata.get(JUDGES)
     return ", ".join(map(str, judges.values())) if isinstance(judges, dict) else ""
 
 
@@ -158,10 +147,10 @@ def setup(metadata: Mapping[str, Any], model: str) -> dict[str, str]:
     pairing (character -> sender / receiver / character)."""
     cast = {
         str(name): EVALUATED if played == model else str(played)
-        for name, played in (metadata.get("cast") or {}).items()
+        for name, played in (metadata.get(CAST) or {}).items()
     }
     return {
         "judges": panel(metadata),
         "cast": json.dumps(cast, sort_keys=True),
-        "pairing": json.dumps(metadata.get("roles") or {}, sort_keys=True, default=str),
+        "pairing": json.dumps(metadata.get(ROLES) or {}, sort_keys=True, default=str),
     }

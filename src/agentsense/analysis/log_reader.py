@@ -33,9 +33,9 @@ from inspect_ai.log import list_eval_logs, read_eval_log_sample
 from ..dataset.schema import Scenario
 from ..errors import ReportError
 from ..scenario.conversation import Conversation, Turn
+from ..score_keys import GOAL_ANSWERS, GOAL_KEYS, JUDGES, SCORE_KEYS
 from .answer_frame import answer_frame, answer_rows
 from .log_fields import (
-    GOAL_METRICS,
     JUDGED_TASKS,
     LOG_SUFFIXES,
     NO_ROUNDS,
@@ -43,7 +43,6 @@ from .log_fields import (
     READ_TASKS,
     SAMPLE_COLUMNS,
     SCORE_COLUMNS,
-    SCORE_KEYS,
     TASK_KINDS,
     as_float,
     json_value,
@@ -227,7 +226,7 @@ def _read_log(path: str, scorer: str | None, full: bool) -> LogData | str:
             log.skipped += 1
             continue
         key = (str(row["id"]), int(row["epoch"]))
-        if run["task"] in JUDGED_TASKS and isinstance(metadata.get("judges"), dict):
+        if run["task"] in JUDGED_TASKS and isinstance(metadata.get(JUDGES), dict):
             # The panel that scored (re-judging with `inspect score` keeps the log's roles).
             run["judges"] = panel(metadata)
         if not full:
@@ -254,7 +253,7 @@ def _read_log(path: str, scorer: str | None, full: bool) -> LogData | str:
         log.rows["goals"].extend(goal_rows(context))
         log.rows["mcqs"].extend(mcq_rows(context))
         log.rows["answers"].extend(
-            answer_rows(context.scene, context.metadata.get("goal_answers") or [], context.key)
+            answer_rows(context.scene, context.metadata.get(GOAL_ANSWERS) or [], context.key)
         )
     log.run = {**run, "scoring": log.run["scoring"]}
     return log
@@ -363,7 +362,7 @@ def load_runs(
         scenes=scenes,
         goals=_frame(
             merged.rows["goals"],
-            ["log", "id", "epoch", "character", "category", "role", "player", *GOAL_METRICS],
+            ["log", "id", "epoch", "character", "category", "role", "player", *GOAL_KEYS],
         ),
         mcqs=_frame(
             merged.rows["mcqs"],

@@ -13,8 +13,9 @@ from typing import Any
 
 from ..dataset.schema import Scenario
 from ..protocol import Protocol
+from ..score_keys import GOAL_KEYS, GOAL_SCORES, JUDGES, MCQ_ANSWERS, PROTOCOL, SCORE_KEYS
 from .baselines import scene_baselines
-from .log_fields import GOAL_METRICS, SCORE_KEYS, as_float, json_value, merged_scores
+from .log_fields import as_float, json_value, merged_scores
 from .mcq_target import mcq_target
 
 
@@ -58,10 +59,10 @@ def scene_row(context: SampleContext, rounds: Any) -> dict[str, Any]:
         "rounds": rounds,
     }
     row.update({name: as_float(values[name]) for name in SCORE_KEYS if name in values})
-    for key, label in judge_labels(context.metadata.get("judges") or {}).items():
+    for key, label in judge_labels(context.metadata.get(JUDGES) or {}).items():
         row[label] = as_float(values.get(key))
-    protocol = Protocol.model_validate({"mode": context.metadata.get("protocol") or "official"})
-    judges = list(context.metadata.get("judges") or {})
+    protocol = Protocol.model_validate({"mode": context.metadata.get(PROTOCOL) or "official"})
+    judges = list(context.metadata.get(JUDGES) or {})
     scored = {name: row[name] for name in SCORE_KEYS if name in row}
     row.update(scene_baselines(scene, judges, protocol, scored))
     return row
@@ -70,7 +71,7 @@ def scene_row(context: SampleContext, rounds: Any) -> dict[str, Any]:
 def goal_rows(context: SampleContext) -> list[dict[str, Any]]:
     """One row per goal, with the per-goal scores the scorer logged (`goal_scores`)."""
     logged = {
-        (row["character"], row["goal"]): row for row in context.metadata.get("goal_scores") or []
+        (row["character"], row["goal"]): row for row in context.metadata.get(GOAL_SCORES) or []
     }
     rows = []
     for character in context.scene.characters:
@@ -87,7 +88,7 @@ def goal_rows(context: SampleContext) -> list[dict[str, Any]]:
                     "category": goal.category,
                     "role": context.character_roles.get(character.name),
                     "player": context.character_models[character.name],
-                    **{name: as_float(scores[name]) for name in GOAL_METRICS},
+                    **{name: as_float(scores[name]) for name in GOAL_KEYS},
                 }
             )
     return rows
@@ -96,7 +97,7 @@ def goal_rows(context: SampleContext) -> list[dict[str, Any]]:
 def mcq_rows(context: SampleContext) -> list[dict[str, Any]]:
     """One row per MCQ answer the scorer logged (`mcq_answers`, MCQs numbered from 1)."""
     rows = []
-    for answer in context.metadata.get("mcq_answers") or []:
+    for answer in context.metadata.get(MCQ_ANSWERS) or []:
         asker, index = str(answer["character"]), int(answer["mcq"]) - 1
         items = context.scene.character(asker).info_reason_questions
         target = mcq_target(context.scene, asker, items[index])
