@@ -9,6 +9,7 @@ anything but tasks and their arguments, and on two source files sharing a name.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 from collections import Counter
 from collections.abc import Iterator
@@ -63,6 +64,7 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.cache
 def modules() -> dict[str, Path]:
     return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
@@ -94,6 +96,7 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> Iterator[str]:
         yield from (t for t in targets if t and t.startswith("agentsense") and t != name)
 
 
+@functools.cache
 def graph() -> nx.DiGraph:
     known = modules()
     g: nx.DiGraph = nx.DiGraph()
