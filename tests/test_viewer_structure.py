@@ -264,6 +264,29 @@ def test_messages_show_the_speaker_without_redundant_metadata(full_log: EvalLog)
             assert message.metadata == ({"scripted": True} if turn["scripted"] else None)
 
 
+def test_a_reply_that_starts_with_its_name_shows_it_once(tmp_path: Path) -> None:
+    # The parity stand-in writes `Name: ...` as real models often do (one reply in six);
+    # Messages showed `Name: Name: ...`. What the models are sent is unchanged (test_parity).
+    (log,) = eval(
+        goal(dataset="demo", max_messages=12),
+        model="standin/parity/agent",
+        sample_id=[WITH_MCQ, WITHOUT_MCQ],
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    named = 0
+    for sample in read_eval_log(log.location).samples or []:
+        spoken = [m for m in sample.messages if m.role == "assistant"]
+        turns = sample.store["Conversation:turns"]
+        for message, turn in zip(spoken, turns, strict=True):
+            prefix = f"{turn['speaker']}: "
+            named += turn["text"].startswith(prefix)
+            assert message.text.startswith(prefix) and not message.text.startswith(prefix * 2)
+            assert message.text.removeprefix(prefix) == turn["text"].removeprefix(prefix)
+    assert named > 0  # the case is there to see
+
+
 # --- Scoring -----------------------------------------------------------------------------------
 
 

@@ -34,16 +34,21 @@ class Conversation(StoreModel):
     seed: int = 0
 
 
+def prefixed_text(turn: Turn) -> str:
+    """An utterance in full with `Name: ` in front, once: a reply that already starts with it
+    (models often write their name) is not prefixed again, as in the official transforms."""
+    prefix = f"{turn.speaker}: "
+    return turn.text if turn.text.startswith(prefix) else prefix + turn.text
+
+
 def visible_text(turn: Turn) -> str:
-    """An utterance as others see it later: `Name: ` prefixed (once), cut at the first newline.
+    """An utterance as others see it later: `prefixed_text` cut at the first newline.
 
     Empty utterances stay empty and unprefixed, as in the official transforms.
     """
     if not turn.text:
         return ""
-    prefix = f"{turn.speaker}: "
-    text = turn.text if turn.text.startswith(prefix) else prefix + turn.text
-    return text.split("\n", 1)[0]
+    return prefixed_text(turn).split("\n", 1)[0]
 
 
 def seat_message(turn: Turn, viewer: str | None) -> ChatMessage:

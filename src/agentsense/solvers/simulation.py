@@ -18,7 +18,7 @@ from ..dataset.samples import scenario_of
 from ..dataset.schema import Scenario
 from ..prompts import GREETING
 from ..protocol import Protocol
-from ..scenario.conversation import Conversation, SeatViews, Turn, Views
+from ..scenario.conversation import Conversation, SeatViews, Turn, Views, prefixed_text
 from ..scenario.persona import character_model, character_role, require_players, system_prompt
 from ..seeding import scene_rng
 from ..transcript import TURN_RECORD, record_call
@@ -36,15 +36,16 @@ def turn_plan(
 
 
 def transcript_message(turn: Turn, model: str | None, role: str | None) -> ChatMessage:
-    """A turn as Inspect View's Messages tab shows it: `Speaker: text`. Metadata only where it
-    adds to that: a bound model role (pairwise), and the mark of the scripted greeting."""
+    """A turn as Inspect View's Messages tab shows it: `Speaker: text`, the name once (also when
+    the reply starts with it). Metadata only where it adds to that: a bound model role
+    (pairwise), and the mark of the scripted greeting."""
     metadata: dict[str, str | bool] = {}
     if role is not None:
         metadata["model_role"] = role
     if turn.scripted:
         metadata["scripted"] = True
     return ChatMessageAssistant(
-        content=f"{turn.speaker}: {turn.text}",
+        content=prefixed_text(turn),
         model=model,
         source="generate" if not turn.scripted else None,
         metadata=metadata or None,
@@ -110,9 +111,7 @@ async def converse(
             speaker = await selector.next(turns)
     if turns:
         last = turns[-1]
-        state.output = ModelOutput.from_content(
-            model="simulation", content=f"{last.speaker}: {last.text}"
-        )
+        state.output = ModelOutput.from_content(model="simulation", content=prefixed_text(last))
     return turns
 
 
