@@ -26,17 +26,18 @@ import pandas as pd
 import pytest
 from inspect_ai import Task, eval, score
 from inspect_ai.analysis import SampleColumn, SampleScores, samples_df
-from inspect_ai.event import InfoEvent, ModelEvent
+from inspect_ai.event import Event, InfoEvent, ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalLog, EvalSample, headline_metric, read_eval_log
 from inspect_ai.util import registry_info
 
 from agentsense.dataset.samples import scenario_of
-from agentsense.scenario.interview import Question, interview_label
+from agentsense.scenario.interview import CALL_SPAN, Question, interview_label
 from agentsense.scenario.persona import CHARACTER_ROLE
 from agentsense.scorers import goal_completion
 from agentsense.scorers.explanation import CELL_CHARS, GOAL_CHARS
 from agentsense.tasks import full, goal, info, pairwise
 from agentsense.transcript import (
+    CALL_RECORDS,
     INTERVIEW_RECORD,
     MCQ_RECORD,
     TURN_RECORD,
@@ -90,18 +91,65 @@ def test_every_model_turn_is_recorded_by_its_speaker(full_log: EvalLog) -> None:
         assert all(r is not None for _, r in pairs)
 
 
-def test_no_span_per_model_call(full_log: EvalLog) -> None:
-    # One record beside each call, and the other events per scene (Inspect's phases, the
-    # interview round), as many in a scene of few calls as in one of many.
+def test_a_span_for_each_interview_and_none_for_a_turn(full_log: EvalLog) -> None:
+    # One record beside each call; each interview in a span holding just its call and its
+    # record; the other events per scene (Inspect's phases, the interview round) as many in a
+    # scene of few calls as in one of many.
     others = {}
     for sample in full_log.samples or []:
         calls = sum(isinstance(e, ModelEvent) for e in sample.events)
         records = [e for e in sample.events if isinstance(e, InfoEvent) and e.source]
         assert len(records) == calls
-        others[calls] = sorted(e.event for e in sample.events if e not in records)
-        others[calls] = [kind for kind in others[calls] if kind != "model"]
+        spans = {e.id: e for e in sample.events if isinstance(e, SpanBeginEvent)}
+        asked = {k: v for k, v in spans.items() if v.type == CALL_SPAN}
+        assert len(asked) == len(interview_records(sample)) > 0
+        for span_id, begin in asked.items():
+            inside = [e for e in sample.events if e.span_id == span_id and e.event != "span_end"]
+            assert [e.event for e in inside] == ["span_begin", "model", "info"], begin.name
+            assert begin.name == record_label(inside[2])  # type: ignore[arg-type]
+        for event in sample.events:  # the turns' calls stay outside any interview span
+            if isinstance(event, InfoEvent) and event.source == TURN_RECORD:
+                assert event.span_id not in asked
+        # (A span's begin and end events carry its own id as their span_id.)
+        kinds = [e.event for e in sample.events if e not in records and e.span_id not in asked]
+        others[calls] = sorted(kind for kind in kinds if kind != "model")
     (fewer, few), (more, many) = sorted(others.items())
     assert fewer < more and few == many
+
+
+def viewer_order(events: list[Event]) -> list[Event]:
+    """The events as Inspect View 0.3.285 lists them in the Transcript (its `buildSpanTree` and
+    `eventSequence`): each span's events and child spans sorted by their start, then flattened."""
+    spans = {e.id: e for e in events if isinstance(e, SpanBeginEvent)}
+    children: dict[str | None, list[Event]] = {}
+    for event in events:
+        if isinstance(event, SpanBeginEvent):
+            parent = event.parent_id if event.parent_id in spans else None
+        elif event.event == "span_end":
+            continue
+        else:
+            parent = event.span_id if event.span_id in spans else None
+        children.setdefault(parent, []).append(event)
+
+    def flat(parent: str | None) -> list[Event]:
+        out: list[Event] = []
+        for event in sorted(children.get(parent, []), key=lambda e: e.timestamp):
+            out += flat(event.id) if isinstance(event, SpanBeginEvent) else [event]
+        return out
+
+    return flat(None)
+
+
+def test_the_viewer_shows_each_record_after_its_call(full_log: EvalLog) -> None:
+    # The scene's interviews are asked at once: in the viewer's order (by start) a record
+    # written on return came after all the round's calls, 56 calls away in a 5-character scene.
+    for sample in full_log.samples or []:
+        shown = viewer_order(list(sample.events))
+        calls = [i for i, e in enumerate(shown) if isinstance(e, ModelEvent)]
+        assert calls
+        for i in calls:
+            after = shown[i + 1]
+            assert isinstance(after, InfoEvent) and after.source in CALL_RECORDS, i
 
 
 def interview_records(sample: EvalSample) -> list[str]:

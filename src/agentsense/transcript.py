@@ -1,8 +1,10 @@
 """How a sample's transcript labels its model calls: one info record right after each call.
 
-No span per call: a span is two events and two snapshots of the sample's store, for a label a
-record carries in one event. Inspect View shows the scorer's events flat, so a record that follows
-its call at once stands next to it there too. A record's `source` says what the call was.
+Inspect View shows a span's events in the order they started (a model call's start, a record's
+writing) and dissolves the spans of the scorer. A conversation's turns are one at a time, so a
+turn's record follows its call with no span. A scene's interviews are asked at once: each has a
+span of its own (`scenario.interview.CALL_SPAN`), or all the round's calls would come before all
+its records. A record's `source` says what the call was.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import anyio
 import anyio.abc
 from inspect_ai.model import ChatMessage, GenerateConfig, Model
+from inspect_ai.util import span
 
 from ..dataset.schema import Scenario
 from ..prompts import JUDGE_SYSTEM_PROMPT
@@ -25,6 +26,7 @@ from .persona import character_model, system_prompt
 
 AnswerHook = Callable[["Question", str], None]
 ROUND_SPAN = "interviews"  # one concurrent round of a scene's questions
+CALL_SPAN = "interview"  # one question of the round: its model call and its record
 
 
 @dataclass(frozen=True)
@@ -123,22 +125,25 @@ class Interviewer:
         """Ask every question at once (plan order kept); a failure (after Inspect's retries)
         is raised as itself. `on_answer` sees each answer as it arrives, right after its model
         call and before any other event, so the record it writes (`record_call`) follows that
-        call. No span per question (not `collect`, which opens one per task): the record
-        labels the call in one event."""
+        call. Each question has a span of its own (`CALL_SPAN`, named by `interview_label`):
+        Inspect View orders a span's events by their start, so in one shared span every call
+        (started at once) came before every record (written on return); the viewer shows no
+        span header for it, only the call with its record."""
         answers: dict[Question, str] = {}
         failures: list[Exception] = []
 
         async def ask_one(question: Question, group: anyio.abc.TaskGroup) -> None:
             request = self.request(question)
-            try:
-                output = await request.model.generate(request.messages, config=request.config)
-            except Exception as failure:
-                failures.append(failure)
-                group.cancel_scope.cancel()  # the other questions are not worth waiting for
-                return
-            answers[question] = output.completion or ""
-            if on_answer is not None:
-                on_answer(question, answers[question])
+            async with span(interview_label(question, str(request.model)), type=CALL_SPAN):
+                try:
+                    output = await request.model.generate(request.messages, config=request.config)
+                except Exception as failure:
+                    failures.append(failure)
+                    group.cancel_scope.cancel()  # the other questions are not worth waiting for
+                    return
+                answers[question] = output.completion or ""
+                if on_answer is not None:
+                    on_answer(question, answers[question])
 
         async with anyio.create_task_group() as group:
             for question in questions:
