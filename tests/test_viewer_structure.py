@@ -26,7 +26,7 @@ import pandas as pd
 import pytest
 from inspect_ai import Task, eval, score
 from inspect_ai.analysis import SampleColumn, SampleScores, samples_df
-from inspect_ai.event import Event, InfoEvent, ModelEvent, SpanBeginEvent
+from inspect_ai.event import InfoEvent, ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalLog, EvalSample, headline_metric, read_eval_log
 from inspect_ai.util import registry_info
 
@@ -34,7 +34,7 @@ from agentsense.dataset.samples import scenario_of
 from agentsense.scenario.interview import CALL_SPAN, Question, interview_label
 from agentsense.scenario.persona import CHARACTER_ROLE
 from agentsense.scorers import goal_completion
-from agentsense.scorers.explanation import CELL_CHARS, GOAL_CHARS
+from agentsense.scorers.explanation import CELL_CHARS, MAJORITY_ROW
 from agentsense.tasks import full, goal, info, pairwise
 from agentsense.transcript import (
     CALL_RECORDS,
@@ -44,6 +44,7 @@ from agentsense.transcript import (
     labelled_calls,
     record_label,
 )
+from view_reading import goal_tables, viewer_order
 
 AGENT = "standin/persona/agent"
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b", "standin/persona/judge-c"]
@@ -115,29 +116,6 @@ def test_a_span_for_each_interview_and_none_for_a_turn(full_log: EvalLog) -> Non
         others[calls] = sorted(kind for kind in kinds if kind != "model")
     (fewer, few), (more, many) = sorted(others.items())
     assert fewer < more and few == many
-
-
-def viewer_order(events: list[Event]) -> list[Event]:
-    """The events as Inspect View 0.3.285 lists them in the Transcript (its `buildSpanTree` and
-    `eventSequence`): each span's events and child spans sorted by their start, then flattened."""
-    spans = {e.id: e for e in events if isinstance(e, SpanBeginEvent)}
-    children: dict[str | None, list[Event]] = {}
-    for event in events:
-        if isinstance(event, SpanBeginEvent):
-            parent = event.parent_id if event.parent_id in spans else None
-        elif event.event == "span_end":
-            continue
-        else:
-            parent = event.span_id if event.span_id in spans else None
-        children.setdefault(parent, []).append(event)
-
-    def flat(parent: str | None) -> list[Event]:
-        out: list[Event] = []
-        for event in sorted(children.get(parent, []), key=lambda e: e.timestamp):
-            out += flat(event.id) if isinstance(event, SpanBeginEvent) else [event]
-        return out
-
-    return flat(None)
 
 
 def test_the_viewer_shows_each_record_after_its_call(full_log: EvalLog) -> None:
@@ -369,40 +347,38 @@ def test_analysis_reads_the_rows_into_a_frame(full_log: EvalLog) -> None:
     assert set(asked["model"]) == set(JUDGES)
 
 
-def goal_table_cells(explanation: str) -> list[list[str]]:
-    """The cells of the explanation's goal tables, without the header and rule rows."""
-    lines = [line for line in explanation.splitlines() if line.startswith("| ")]
-    return [
-        [cell.strip() for cell in line.strip("|").split("|")]
-        for line in lines
-        if not line.startswith("| goal |")
-    ]
-
-
 def test_explanation_reads_in_one_screen(full_log: EvalLog) -> None:
     metadata, result = the_score(sample_of(full_log, WITH_MCQ))
     text = result.explanation
     assert "### Goals" in text and "### MCQs" in text
-    assert "| goal | self | other | judge_1 | judge_2 | judge_3 | majority |" in text
     for key, model in metadata["judges"].items():
         assert f"{key} = {model}" in text
     for row in metadata["mcq_answers"]:
         sign = "✓" if row["right"] else "✗"
         assert f"answered ({row['reading']}), correct ({row['correct']}) {sign}" in text
-    cells = [cell for row in goal_table_cells(text) for cell in row[1:]]
+    tables = {table.character: table for table in goal_tables(text)}
+    assert list(tables) == list(metadata["cast"])
+    scene = scenario_of(sample_of(full_log, WITH_MCQ).metadata)
+    for character in scene.characters:
+        table = tables[character.name]
+        assert (
+            table.heading == f"**{character.name}** · played by {metadata['cast'][character.name]}"
+        )
+        assert table.goals == [goal.goal for goal in character.goals]  # in full
+        assert table.header == ["asked", *(f"goal {n}" for n in range(1, len(table.goals) + 1))]
+        (other,) = set(metadata["cast"]) - {character.name}
+        assert list(table.rows) == ["self", f"other: {other}", *metadata["judges"], MAJORITY_ROW]
     for row in metadata["goal_answers"]:  # the mark, with the raw answer's start in brackets
+        label = row["asker"].replace("other:", "other: ")
+        cell = tables[row["character"]].rows[label][row["goal"] - 1]
         mark = {1: "✓", 0: "✗", None: "?"}[row["reading"]]
         raw = " ".join(row["answer"].split())
-        assert any(cell.startswith(f"{mark} ({raw[: CELL_CHARS - 1]}") for cell in cells), row
-    # Short cells (two characters: the single other is named once, in the character's
-    # heading; no HTML, which the viewer shows escaped), so the table's headers do not wrap.
-    assert "<" not in text
-    for row in goal_table_cells(text):
-        assert len(row) == 7 and len(row[0]) <= GOAL_CHARS + 4
-        assert all(len(cell) <= CELL_CHARS + 4 for cell in row[1:]), row
-    for name in metadata["cast"]:
-        (other,) = set(metadata["cast"]) - {name}
-        assert f"**{name}** · played by {metadata['cast'][name]} · other: {other}" in text
+        assert cell.startswith(f"{mark} ({raw[: CELL_CHARS - 1]}"), (row, cell)
+        assert len(cell) <= CELL_CHARS + 4
+    for scores in metadata["goal_scores"]:
+        verdict = {1.0: "✓", 0.0: "✗", 0.5: "tie"}[scores["judge_majority"]]
+        assert tables[scores["character"]].rows[MAJORITY_ROW][scores["goal"] - 1] == verdict
+    assert "<" not in text  # no HTML, which the viewer shows escaped
 
 
 def test_a_scene_without_mcqs_says_so(full_log: EvalLog) -> None:

@@ -14,16 +14,14 @@ from ..score_keys import (
     HEADLINE_FIRST,
     JUDGE_MAJORITY,
     MCQ_ACCURACY,
-    OTHER_ASKER_PREFIX,
-    SELF_ASKER,
     asker_name,
 )
 
 Row = Mapping[str, Any]
 RAW_CHARS = 40  # raw answers are cut to this length in an MCQ line
-CELL_CHARS = 16  # ... and to this length in a goal table cell
-GOAL_CHARS = 36  # a goal's text in its row
+CELL_CHARS = 24  # ... and to this length in a goal table cell
 LEGEND = "✓ yes · ✗ no · ? unreadable, with the start of the raw answer (in full: Transcript)"
+MAJORITY_ROW = "**majority**"
 
 
 def _one_line(text: str, limit: int | None = None) -> str:
@@ -51,36 +49,47 @@ def _verdict(value: float) -> str:
     return {1.0: "✓", 0.0: "✗", 0.5: "tie"}.get(value, number(value))
 
 
-def _answer_cell(rows: Sequence[Row], with_name: bool) -> str:
-    """The marks of one cell, each with the start of its raw answer in brackets: short enough
-    that the table fits the Scoring tab and its headers do not wrap. (The viewer escapes HTML in
-    an explanation, so there is no hover text and no line break within a cell.)"""
-    cells = []
-    for row in rows:
-        name = f"{asker_name(row['asker'])} " if with_name else ""
-        cells.append(f"{name}{mark(row['reading'])} ({_one_line(row['answer'], CELL_CHARS)})")
+def _answer_cell(rows: Sequence[Row]) -> str:
+    """The marks of one cell (one asker, one goal), each with the start of its raw answer in
+    brackets. (The viewer escapes HTML in an explanation: no hover text, no line break.)"""
+    cells = [f"{mark(row['reading'])} ({_one_line(row['answer'], CELL_CHARS)})" for row in rows]
     return " · ".join(cells) if cells else "–"
 
 
-def _goal_text(goals: Mapping[str, Sequence[str]], character: str, goal: int) -> str:
-    texts = goals.get(character, ())
-    return _one_line(texts[goal - 1], GOAL_CHARS) if goal - 1 < len(texts) else ""
+def _askers(answers: Sequence[Row]) -> list[str]:
+    """Who was asked about a character's goals, in order of asking: self, the others, judges."""
+    return list(dict.fromkeys(row["asker"] for row in answers))
 
 
-def _others(answers: Sequence[Row], character: str) -> list[str]:
-    """Who was asked about `character`'s goals as the other side, in order of asking."""
-    askers = [row["asker"] for row in answers if row["character"] == character]
-    names = [asker_name(a) for a in askers if a.startswith(OTHER_ASKER_PREFIX)]
-    return list(dict.fromkeys(names))
+def _asker_row(asker: str) -> str:
+    """`self`, `other: Name`, `judge_1`: a row of the goal table."""
+    name = asker_name(asker)
+    return f"other: {name}" if name != asker else asker
 
 
-def character_heading(character: str, model: str, role: str | None, others: Sequence[str]) -> str:
-    """`**Name** · sender: model · other: Name`: who played the character, on which model role
-    (pairwise runs), and who answered as the other side when that is a single character."""
-    parts = [f"**{character}**", f"{role}: {model}" if role else f"played by {model}"]
-    if len(others) == 1:
-        parts.append(f"other: {others[0]}")
-    return " · ".join(parts)
+def character_heading(character: str, model: str, role: str | None) -> str:
+    """`**Name** · sender: model`: who played the character, on which model role (pairwise
+    runs), or `played by model`."""
+    return " · ".join([f"**{character}**", f"{role}: {model}" if role else f"played by {model}"])
+
+
+def _goal_table(answers: Sequence[Row], goal_scores: Sequence[Row]) -> list[str]:
+    """One row per asker (self, each other character, each judge) and the judges' majority,
+    one column per goal: it grows down with the cast, not across, so five characters fit."""
+    goals = [scores["goal"] for scores in goal_scores]
+    lines = [
+        "| asked | " + " | ".join(f"goal {goal}" for goal in goals) + " |",
+        "|---" * (1 + len(goals)) + "|",
+    ]
+    for asker in _askers(answers):
+        cells = [
+            _answer_cell([r for r in answers if r["asker"] == asker and r["goal"] == goal])
+            for goal in goals
+        ]
+        lines.append(f"| {_asker_row(asker)} | " + " | ".join(cells) + " |")
+    verdicts = [_verdict(scores[JUDGE_MAJORITY]) for scores in goal_scores]
+    lines.append(f"| {MAJORITY_ROW} | " + " | ".join(verdicts) + " |")
+    return lines
 
 
 def goal_explanation(
@@ -91,45 +100,23 @@ def goal_explanation(
     goals: Mapping[str, Sequence[str]],
     roles: Mapping[str, str | None] | None = None,
 ) -> str:
-    """`### Goals`: per character (with its model, and its model role when bound), one row per
-    goal: its text, self, other, each judge and the judges' majority, as ✓ / ✗ / ? with the raw
-    answer's start in brackets."""
+    """`### Goals`: per character (with its model, and its model role when bound) its goals in
+    full, then a table of who was asked (self, other: Name, judge_i) by goal, as ✓ / ✗ / ?
+    with the raw answer's start in brackets, and the judges' majority."""
     lines = ["### Goals", LEGEND]
     if judges:
         lines.append("Judges: " + ", ".join(f"{key} = {model}" for key, model in judges.items()))
-    judge_keys = list(judges)
     for character, model in cast.items():
         rows = [row for row in goal_scores if row["character"] == character]
         if not rows:
             continue
-        others = _others(answers, character)
-        role = (roles or {}).get(character)
-        lines += [
-            "",
-            character_heading(character, model, role, others),
-            "",
-            "| goal | self | other | " + " | ".join(judge_keys) + " | majority |",
-            "|---" * (4 + len(judge_keys)) + "|",
-        ]
-        for scores in rows:
-            mine = [
-                row
-                for row in answers
-                if row["character"] == character and row["goal"] == scores["goal"]
-            ]
-            cells = [
-                _answer_cell([r for r in mine if r["asker"] == SELF_ASKER], with_name=False),
-                _answer_cell(
-                    [r for r in mine if r["asker"].startswith(OTHER_ASKER_PREFIX)], len(others) > 1
-                ),
-                *(
-                    _answer_cell([r for r in mine if r["asker"] == key], with_name=False)
-                    for key in judge_keys
-                ),
-                _verdict(scores[JUDGE_MAJORITY]),
-            ]
-            goal = f"{scores['goal']}. {_goal_text(goals, character, scores['goal'])}"
-            lines.append(f"| {goal} | " + " | ".join(cells) + " |")
+        texts = goals.get(character, ())
+        mine = [row for row in answers if row["character"] == character]
+        # A rule above each character: the viewer leaves no space below a table.
+        heading = character_heading(character, model, (roles or {}).get(character))
+        lines += ["", "---", "", heading, ""]
+        lines += [f"{n}. {_one_line(text)}" for n, text in enumerate(texts, start=1)]
+        lines += ["", *_goal_table(mine, rows)]
     return "\n".join(lines)
 
 
