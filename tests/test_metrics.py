@@ -14,7 +14,7 @@ from inspect_ai.model import get_model
 from inspect_ai.scorer import Metric, SampleScore, Score
 
 from agentsense.dataset.schema import Scenario
-from agentsense.metrics import clustered_uncertainty, psi, template_mean
+from agentsense.metrics import clustered_uncertainty, psi, template_mean, template_metrics
 from agentsense.protocol import Protocol
 from agentsense.scenario.interview import Question
 from agentsense.scenario.judge_panel import Judge
@@ -472,3 +472,73 @@ def test_mcq_whitespace_is_stripped_only_when_corrected() -> None:
     corrected, details = run_mcq(scene, replies, "corrected")
     assert corrected == 1.0
     assert details["unreadable_mcq_answers"] == 0
+
+
+# --- template_metrics: the PSI and template mean of every key, logged under its own names ---------
+
+
+def dict_scores(groups: dict[Any, list[dict[str, float]]], protocol: str) -> list[SampleScore]:
+    out: list[SampleScore] = []
+    for template, values in groups.items():
+        for value in values:
+            score = Score(value=cast(Any, value), metadata={"protocol": protocol})
+            out.append(
+                SampleScore(
+                    score=score, sample_id=len(out), sample_metadata={"template_id": template}
+                )
+            )
+    return out
+
+
+def apply(metric: Metric, scores: list[SampleScore]) -> dict[str, float]:
+    return dict(cast(Callable[[list[SampleScore]], Any], metric)(scores))
+
+
+def test_template_metrics_names_each_key_and_expands_the_judge_glob() -> None:
+    # Template 1 has both keys; template 2 one scene (goal PSI NaN officially, MCQ skips it).
+    rows = {
+        1: [{"judge_1": 1.0, "judge_mean": 1.0, "mcq_accuracy": 1.0}] * 1
+        + [{"judge_1": 0.0, "judge_mean": 0.5, "mcq_accuracy": 0.0}],
+        2: [{"judge_1": 1.0, "judge_mean": 1.0, "mcq_accuracy": NAN}],
+    }
+    metric = template_metrics(["judge_*", "mcq_accuracy"], official_nan=["judge_*"])
+    official = apply(metric, dict_scores(rows, "official"))
+    # The glob takes judge_mean too, as Inspect's metric dicts do; PSI first, then the means.
+    assert list(official) == [
+        "judge_1_psi",
+        "judge_mean_psi",
+        "mcq_accuracy_psi",
+        "judge_1_tmean",
+        "judge_mean_tmean",
+        "mcq_accuracy_tmean",
+    ]
+    assert math.isnan(official["judge_1_psi"]) and math.isnan(official["judge_mean_psi"])
+    assert official["mcq_accuracy_psi"] == pytest.approx(math.sqrt(1 / 2))  # template 1 only
+    assert official["judge_1_tmean"] == pytest.approx((0.5 + 1.0) / 2)
+    assert official["mcq_accuracy_tmean"] == pytest.approx(0.5)  # the NaN scene left out
+    corrected = apply(metric, dict_scores(rows, "corrected"))
+    assert corrected["judge_1_psi"] == pytest.approx(math.sqrt(1 / 2))
+    assert corrected["judge_mean_psi"] == pytest.approx(math.sqrt(1 / 8))
+
+
+def test_template_metrics_equal_psi_and_template_mean_per_key() -> None:
+    """One rule: the block's values are the `psi` and `template_mean` metrics of each key."""
+    rng = random.Random(3)
+    rows = {t: [{"self": rng.random(), "other": rng.random()} for _ in range(3)] for t in range(4)}
+    scores = dict_scores(rows, "official")
+    logged = apply(template_metrics(["self", "other"], official_nan=["self"]), scores)
+    for key, short in (("self", "nan"), ("other", "skip")):
+        alone = scores_of({t: [r[key] for r in v] for t, v in rows.items()})
+        assert logged[f"{key}_psi"] == run(psi(cast(Any, short)), alone)
+        assert logged[f"{key}_tmean"] == run(template_mean(), alone)
+
+
+def test_template_metrics_without_psi_or_scores() -> None:
+    rows = {1: [{"script_accuracy": 1.0}], 2: [{"script_accuracy": 0.0}]}
+    only_means = apply(
+        template_metrics(["script_accuracy"], psi=False), dict_scores(rows, "official")
+    )
+    assert only_means == {"script_accuracy_tmean": 0.5}
+    # Before any score (Inspect's first progress update): the plain keys, NaN, names whole.
+    empty = apply(template_metrics(["self", "judge_*"]), [])
+    assert list(empty) == ["self_psi", "self_tmean"] and all(map(math.isnan, empty.values()))

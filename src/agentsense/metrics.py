@@ -9,9 +9,11 @@ official code has no guard), while MCQ PSI skips them; corrected mode skips them
 The mode is read from each score's metadata, so `inspect score` re-scoring behaves the same.
 `agentsense report` uses the same functions with `skip` in both modes (a report's PSI should not
 be NaN because one template has a single scene) and gives the number of templates it used.
-The tasks do not log `psi` and `template_mean` per score key: a package's metric is printed as
-`agentsense/<name>`, too wide for an 80-column console beside three other scores
-(tests/test_console_names.py); they are the report's (and the parity tests') numbers.
+The simulation tasks log both per score key through `template_metrics`, one metric over the
+whole score whose mapping Inspect logs under its own keys (`<key>_psi`, `<key>_tmean`, in one
+block named after the scorer): a package's metric per key would be logged and printed as
+`agentsense/psi`, too wide for an 80-column console beside three other scores
+(tests/test_console_names.py).
 
 Uncertainty: the five scenes of a template share background, goals and questions, so they are not
 independent. Every scene mean carries Inspect's `stderr` clustered by `template_id` (cluster-robust
@@ -27,6 +29,7 @@ import math
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
+from fnmatch import fnmatchcase
 from typing import Literal
 
 from inspect_ai.scorer import Metric, SampleScore, metric, stderr
@@ -88,9 +91,14 @@ def template_stds(groups: dict[str, list[float]], short: ShortTemplates) -> list
 
 
 def profile_sensitivity(groups: dict[str, list[float]], short: ShortTemplates) -> float:
-    """Mean over templates of the per-template sample std."""
+    """Mean over templates of the per-template sample std: PSI, the log's and the report's."""
     stds = template_stds(groups, short)
     return mean_or_nan(stds)
+
+
+def template_level_mean(groups: dict[str, list[float]]) -> float:
+    """Mean over templates of the per-template mean (the official template-level score)."""
+    return mean_or_nan([statistics.fmean(values) for values in groups.values() if values])
 
 
 def _mode_of(scores: list[SampleScore]) -> str:
@@ -119,7 +127,72 @@ def template_mean() -> Metric:
     """Mean over templates of the per-template mean (the official template-level score)."""
 
     def compute(scores: list[SampleScore]) -> float:
-        means = [statistics.fmean(values) for values in by_template(scores).values()]
-        return mean_or_nan(means)
+        return template_level_mean(by_template(scores))
+
+    return compute
+
+
+# The names `template_metrics` logs a score key's PSI and template mean under.
+PSI_SUFFIX = "_psi"
+TMEAN_SUFFIX = "_tmean"
+
+
+def psi_name(key: str) -> str:
+    return f"{key}{PSI_SUFFIX}"
+
+
+def tmean_name(key: str) -> str:
+    return f"{key}{TMEAN_SUFFIX}"
+
+
+def key_scores(scores: list[SampleScore], key: str) -> list[SampleScore]:
+    """One key of every dict score as its own score; missing or NaN (unscored) values left out,
+    as Inspect leaves them out of a key's metrics."""
+    picked: list[SampleScore] = []
+    for sample_score in scores:
+        value = sample_score.score.value
+        scalar = value.get(key) if isinstance(value, dict) else None
+        if scalar is None or (isinstance(scalar, float) and math.isnan(scalar)):
+            continue
+        score = sample_score.score.model_copy(update={"value": scalar})
+        picked.append(sample_score.model_copy(update={"score": score}))
+    return picked
+
+
+def expand_keys(patterns: Sequence[str], scores: list[SampleScore]) -> list[str]:
+    """The keys of the first dict score that match `patterns` (globs such as `judge_*`), in the
+    order Inspect expands a metric dict: pattern by pattern, each in the score's key order. With
+    no score yet, the patterns without a glob (so an empty run still logs whole names)."""
+    first = next((s.score.value for s in scores if isinstance(s.score.value, dict)), None)
+    if first is None:
+        return [pattern for pattern in patterns if "*" not in pattern]
+    keys: list[str] = []
+    for pattern in patterns:
+        keys += [str(k) for k in first if fnmatchcase(str(k), pattern) and str(k) not in keys]
+    return keys
+
+
+@metric
+def template_metrics(
+    keys: list[str], official_nan: list[str] | None = None, psi: bool = True
+) -> Metric:
+    """PSI and template mean of each key of a dict score (`keys`: score keys or globs), as
+    `<key>_psi` then `<key>_tmean`; `official_nan`: the keys (globs) whose official-mode PSI is
+    NaN when a template has one scored scene (the goal scores: the official code has no guard;
+    every other key, and every key in corrected mode, skips such templates); `psi=False` logs
+    the template means only (a task with one scene per template)."""
+    nan_patterns = official_nan or []
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        official = _mode_of(scores) == "official"
+        groups = {key: by_template(key_scores(scores, key)) for key in expand_keys(keys, scores)}
+        values: dict[str, float] = {}
+        if psi:
+            for key, group in groups.items():
+                nan = official and any(fnmatchcase(key, p) for p in nan_patterns)
+                values[psi_name(key)] = profile_sensitivity(group, "nan" if nan else "skip")
+        for key, group in groups.items():
+            values[tmean_name(key)] = template_level_mean(group)
+        return values
 
     return compute

@@ -40,7 +40,7 @@ from inspect_ai.util import StoreModel, span, store_as
 from pydantic import Field
 
 from ..dataset.judge_check_items import CLAIM_CASES, INJECTION_CASES, JudgeCheckItem
-from ..metrics import mean_or_nan, score_values
+from ..metrics import key_scores, mean_or_nan, score_values
 from ..prompts import JUDGE_SYSTEM_PROMPT
 from ..protocol import Protocol
 from ..scenario.conversation import Turn, prompt
@@ -149,17 +149,6 @@ JUDGE_METRICS = {
     "false_yes_injected": false_yes_injected,
     "consistency": consistency,
 }
-
-
-def key_scores(scores: list[SampleScore], key: str) -> list[SampleScore]:
-    """One key of every (dict) score as its own score; NaN (unread) left out, as Inspect does."""
-    picked = []
-    for sample_score in scores:
-        value = score_values(sample_score)[key]
-        if not math.isnan(value):
-            score = sample_score.score.model_copy(update={"value": value})
-            picked.append(sample_score.model_copy(update={"score": score}))
-    return picked
 
 
 @metric
