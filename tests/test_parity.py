@@ -25,9 +25,8 @@ from typing import Any
 import pytest
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import Model
-from inspect_ai.scorer import SampleScore, Score
 
-from agentsense.metrics import ShortTemplates, psi, template_mean
+from agentsense.metrics import psi_name, tmean_name
 from parity_replay import (
     JUDGE_SYSTEM,
     Fixtures,
@@ -77,24 +76,14 @@ class Run:
 
 
 def template_metrics(log: EvalLog) -> dict[str, dict[str, float]]:
-    """The log's metrics plus each score key's template mean and PSI, computed by the project's
-    metrics on the log's scene scores (the report's numbers; the console leaves them out)."""
-    assert log.samples is not None
-    metrics = metric_values(log)
-    by_key: dict[str, list[SampleScore]] = {}
-    for sample in log.samples:
-        for score in (sample.scores or {}).values():
-            assert isinstance(score.value, dict)
-            for key, value in score.value.items():
-                scalar = Score(value=value, metadata=score.metadata)
-                by_key.setdefault(key, []).append(
-                    SampleScore(score=scalar, sample_id=sample.id, sample_metadata=sample.metadata)
-                )
-    for key, scores in by_key.items():
-        scored = [s for s in scores if not math.isnan(s.score.as_float())]
-        short: ShortTemplates = "skip" if key == "mcq_accuracy" else "nan"
-        metrics[key]["template_mean"] = float(template_mean()(scored))
-        metrics[key]["psi"] = float(psi(short)(scored))
+    """The log's metrics per score key, with the key's template mean and PSI as the log has them
+    (the scorer's block: `<key>_tmean`, `<key>_psi`, `agentsense.metrics.template_metrics`)."""
+    assert log.results is not None
+    (block,) = [score for score in log.results.scores if score.name == "goal_and_mcq"]
+    metrics = {name: values for name, values in metric_values(log).items() if name != block.name}
+    for key, values in metrics.items():
+        values["template_mean"] = block.metrics[tmean_name(key)].value
+        values["psi"] = block.metrics[psi_name(key)].value
     return metrics
 
 

@@ -17,7 +17,7 @@ from inspect_ai.solver import TaskState
 
 from ..dataset.samples import no_roles, scene_metadata
 from ..dataset.schema import Scenario
-from ..metrics import clustered_uncertainty, template_mean
+from ..metrics import clustered_uncertainty, template_metrics
 from ..prompts import script_prediction_prompt
 from ..score_keys import SCRIPT_ACCURACY
 from .script_answers import matched_title, named_title
@@ -44,7 +44,14 @@ def script_dataset(
     )
 
 
-@scorer(metrics={SCRIPT_KEY: [mean(), *clustered_uncertainty(), template_mean()]})
+# The template mean logs as `script_accuracy_tmean` in a block of its own (a package metric in the
+# key's block would print as `agentsense/template_mean`); no PSI: one scene per template.
+@scorer(
+    metrics=[
+        {SCRIPT_KEY: [mean(), *clustered_uncertainty()]},
+        template_metrics([SCRIPT_KEY], psi=False),
+    ]
+)
 def script_title() -> Scorer:
     """1 when the reply names the scene's script (tolerant of case, articles, punctuation)."""
 

@@ -18,7 +18,7 @@ from inspect_ai.util import span, store_as
 
 from ..dataset.samples import scenario_of
 from ..dataset.schema import Scenario
-from ..metrics import clustered_uncertainty
+from ..metrics import clustered_uncertainty, template_metrics
 from ..protocol import Protocol
 from ..scenario.conversation import Conversation
 from ..scenario.interview import ROUND_SPAN, AnswerHook, Interviewer, Question, interview_label
@@ -54,14 +54,24 @@ GOAL_METRIC_KEYS = (*GOAL_KEYS[:2], JUDGE_KEY_GLOB, *GOAL_KEYS[2:])
 
 
 def _scene_metrics() -> list[Metric]:
-    """Built-in metrics only: a package's metric is logged and printed as `agentsense/<name>`,
-    which cannot fit beside three other scores on an 80-column console. Template means and PSI
-    (`agentsense.metrics`) are the report's (`agentsense report`)."""
+    """Inspect's metrics per score key, so every name prints whole on an 80-column console (a
+    package's metric per key would print as `agentsense/<name>`)."""
     return [mean(), *clustered_uncertainty()]
 
 
-GOAL_METRICS = {key: _scene_metrics() for key in GOAL_METRIC_KEYS}
-MCQ_METRICS = {MCQ_ACCURACY: _scene_metrics()}
+def scorer_metrics(
+    keys: tuple[str, ...], goal_keys: tuple[str, ...] = ()
+) -> list[Metric | dict[str, list[Metric]]]:
+    """Per score key its mean and stderr (a block named after the key), and the PSI and
+    template mean of every key in one block named after the scorer (`metrics.template_metrics`:
+    `goal_keys` get the official code's NaN PSI for one-scene templates)."""
+    scene_blocks = {key: _scene_metrics() for key in keys}
+    return [scene_blocks, template_metrics(list(keys), official_nan=list(goal_keys))]
+
+
+GOAL_METRICS = scorer_metrics(GOAL_METRIC_KEYS, GOAL_METRIC_KEYS)
+MCQ_METRICS = scorer_metrics((MCQ_ACCURACY,))
+GOAL_AND_MCQ_METRICS = scorer_metrics((*GOAL_METRIC_KEYS, MCQ_ACCURACY), GOAL_METRIC_KEYS)
 
 
 @dataclass
@@ -205,7 +215,7 @@ def mcq_accuracy(repeat: int = 0) -> Scorer:
     return score
 
 
-@scorer(metrics={**GOAL_METRICS, **MCQ_METRICS})
+@scorer(metrics=GOAL_AND_MCQ_METRICS)
 def goal_and_mcq(repeat: int = 0) -> Scorer:
     """Both evaluations of the paper on one conversation, asked in a single concurrent round
     (`repeat`: as for `goal_completion`)."""

@@ -151,15 +151,23 @@ def arguments_text(name: str) -> str:
     return "\n".join(lines)
 
 
+def replace_between(text: str, begin: str, end: str, section: str) -> str:
+    """`text` with its generated section (from the line `begin` through `end`) replaced."""
+    start, stop = text.index(begin), text.index(end) + len(end)
+    return text[:start] + section + text[stop:]
+
+
+def rewrite(path: Path, replace: Callable[[str], str]) -> int:
+    path.write_text(replace(path.read_text(encoding="utf-8")), encoding="utf-8")
+    return 0
+
+
 def replace_section(readme: str) -> str:
-    start, end = readme.index(BEGIN), readme.index(END) + len(END)
-    return readme[:start] + section() + readme[end:]
+    return replace_between(readme, BEGIN, END, section())
 
 
 def main(argv: list[str]) -> int:
-    path = Path(argv[0])
-    path.write_text(replace_section(path.read_text(encoding="utf-8")), encoding="utf-8")
-    return 0
+    return rewrite(Path(argv[0]), replace_section)
 
 
 if __name__ == "__main__":
