@@ -1,6 +1,8 @@
 """Shared log fixtures (a pytest plugin, see conftest.py): one small log of each AgentSense task
-kind, built once per test session in-process with the stand-in models, and each of them
-re-judged with `inspect_ai.score(..., action="append")` as `inspect score --action append` does.
+kind, built in-process with the stand-in models, and each of them re-judged with
+`inspect_ai.score(..., action="append")` as `inspect score --action append` does. Each log is
+built once per test run, by whichever xdist worker asks first, and shared read-only by all
+(shared_builds.py): copy a log before changing it.
 
 Every conversation task runs the same scenes (two templates of two scenes each, all with MCQs)
 with the same model, protocol and judges, so any subset of the logs is one comparable report.
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,8 @@ from inspect_ai import Task, eval, score
 from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import Scorer
+
+from shared_builds import SharedBuilds
 
 KINDS = ("full", "goal", "info", "pairwise", "blind", "labelling")
 AGENT = "standin/persona/agent"
@@ -109,22 +114,19 @@ def rejudge(path: Path, kind: str, out: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def kind_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def kind_logs(shared_build: SharedBuilds) -> dict[str, Path]:
     """kind -> the path of one small log of that kind (each in its own folder)."""
-    root = tmp_path_factory.mktemp("kind-logs")
-    return {kind: run_kind(kind, root / kind) for kind in KINDS}
+    return shared_build.many("kind", {kind: partial(run_kind, kind) for kind in KINDS})
 
 
 @pytest.fixture(scope="session")
-def rejudged_logs(
-    kind_logs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
-) -> dict[str, Path]:
+def rejudged_logs(kind_logs: dict[str, Path], shared_build: SharedBuilds) -> dict[str, Path]:
     """kind -> a re-judged copy of its log (goal kinds: another judge panel)."""
-    root = tmp_path_factory.mktemp("rejudged-logs")
-    return {
-        kind: rejudge(path, kind, root / f"{kind}-rejudged.eval")
-        for kind, path in kind_logs.items()
-    }
+
+    def rejudged(kind: str) -> Callable[[Path], Path]:
+        return lambda folder: rejudge(kind_logs[kind], kind, folder / f"{kind}-rejudged.eval")
+
+    return shared_build.many("rejudged", {kind: rejudged(kind) for kind in KINDS})
 
 
 # --- the logs that are not model runs (the report has a section for each) ------------------------
@@ -157,7 +159,6 @@ def run_other_kind(kind: str, log_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def other_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def other_logs(shared_build: SharedBuilds) -> dict[str, Path]:
     """kind -> one small log of judge_check, construct and gca."""
-    root = tmp_path_factory.mktemp("other-logs")
-    return {kind: run_other_kind(kind, root / kind) for kind in OTHER_KINDS}
+    return shared_build.many("other", {k: partial(run_other_kind, k) for k in OTHER_KINDS})

@@ -1,4 +1,7 @@
-"""Shared test set-up: keep every file Inspect writes inside pytest's temporary folders."""
+"""Shared test set-up: keep every file Inspect writes inside pytest's temporary folders.
+
+This module runs once in each process (each xdist worker), so every worker has its own sandbox.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["agentsense.stub.pytest_plugin", "agentsense_logs"]
+pytest_plugins = ["pytester", "shared_builds", "agentsense.stub.pytest_plugin", "agentsense_logs"]
 
 # pip keeps the cache of the shell that started the tests (the wheel test installs from it).
 _CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
 os.environ.setdefault("PIP_CACHE_DIR", str(_CACHE / "pip"))
-# Set before Inspect is imported anywhere, so its module-level paths land in the sandbox too.
+# Set before Inspect is imported anywhere, so its module-level paths land in the sandbox too; one
+# sandbox per process, so xdist workers share no cache, data or log folder.
 _SANDBOX = Path(tempfile.mkdtemp(prefix="agentsense-tests-"))
 for _name in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
     os.environ[_name] = str(_SANDBOX / _name.lower())
@@ -22,6 +26,10 @@ os.environ["INSPECT_CACHE_DIR"] = str(_SANDBOX / "inspect-cache")
 os.environ["AGENTSENSE_CACHE_DIR"] = str(_SANDBOX / "agentsense-cache")
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ.setdefault("INSPECT_LOG_DIR", str(_SANDBOX / "logs"))
+if os.environ.get("PYTEST_XDIST_WORKER"):  # a worker inherits the controller's: one folder each
+    os.environ["INSPECT_LOG_DIR"] = str(
+        Path(os.environ["INSPECT_LOG_DIR"]) / "worker-logs" / os.environ["PYTEST_XDIST_WORKER"]
+    )
 
 
 @pytest.fixture

@@ -25,3 +25,11 @@ def test_the_section_lists_every_argument_of_every_task() -> None:
     for name in agentsense.__all__:
         for argument in declared_names(getattr(agentsense, name)):
             assert f"`{argument}`" in generated, (name, argument)
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    text = README.read_text(encoding="utf-8")
+    block = text.split("Run the whole test suite", 1)[1].split("```bash\n", 1)[1]
+    command = block.split("\n```", 1)[0].strip()
+    script = (README.parent / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert script[-1] == command, "the last line of .ci/run is not the README's test command"
