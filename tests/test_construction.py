@@ -102,9 +102,9 @@ def test_fountain_title_forced_elements_notes_and_wrylies() -> None:
     assert elements[1].text == "Ana waits."
     speeches = [(e.speaker, e.text) for e in elements if e.kind == "dialogue"]
     assert speeches == [
-        ("Mckay", "You're late."),
+        ("McKay", "You're late."),
         ("Ana", "The lift was slow."),
-        ("Mckay", "Of course it was."),
+        ("McKay", "Of course it was."),
     ]
 
 

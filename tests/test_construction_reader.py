@@ -416,3 +416,62 @@ def test_two_scripts_with_one_id_are_named_before_any_call(tmp_path: Path) -> No
     (tmp_path / "Tide Tables.txt").write_text(text, "utf-8")
     with pytest.raises(PrerequisiteError, match=r"one id \(tide-tables\) for 2 scripts"):
         construct(scripts=str(tmp_path))
+
+
+# --- names and titles -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cue", "name"),
+    [
+        ("MRS. O'HARA (V.O.)", "Mrs. O'Hara"),
+        ("D'ARTAGNAN", "D'Artagnan"),
+        ("MCCOY", "McCoy"),
+        ("@McKAY", "McKay"),
+        ("MCKAY ^", "McKay"),
+        ("MacLEOD (CONT'D)", "MacLeod"),
+        ("JEAN-LUC", "Jean-Luc"),
+        ("MARY-KATE O'CONNOR", "Mary-Kate O'Connor"),
+        ("JIMMY'S MOM", "Jimmy's Mom"),  # a possessive is no O'
+        ("MACK", "Mack"),  # all capitals: no Mac prefix guessed
+        ("DR. SMITH", "Dr. Smith"),
+        ("R2-D2", "R2-D2"),
+        ("ROSA", "Rosa"),
+    ],
+)
+def test_cue_names_in_title_case_as_names_are_written(cue: str, name: str) -> None:
+    assert speaker_name(cue) == name
+
+
+def test_the_action_lines_spell_a_name_the_cues_write_in_capitals() -> None:
+    text = (
+        "INT. CROFT - NIGHT\n\nMacLeod and Mrs. O'Hara sit by the fire. Mack sleeps.\n\n"
+        "MACLEOD\nMore tea?\n\nMRS. O'HARA\nPlease.\n\nMACK\nQuiet.\n"
+    )
+    elements = parse_script(text, "croft.fountain").elements
+    assert [e.speaker for e in elements if e.kind == "dialogue"] == [
+        "MacLeod",
+        "Mrs. O'Hara",
+        "Mack",
+    ]
+
+
+def test_a_cue_only_spelling_survives_rendering() -> None:
+    # No action line writes "MacLeod": the cue's own case is the only record of it, and the
+    # text Prompts 1-2 are given must read back to it (a forced `@MacLeod` cue).
+    elements = parse_script("INT. CROFT - NIGHT\n\n@MacLEOD\nMore tea?\n", "x.fountain").elements
+    assert speeches(elements) == [("MacLeod", "More tea?")]
+    assert speeches(parse_text(render(elements))[1]) == speeches(elements)
+
+
+@pytest.mark.parametrize(
+    ("script", "title"),
+    [
+        ("harbour-lights.fountain", "HARBOUR LIGHTS The Last Shift"),  # Fountain `Title:`
+        ("the-crossing.txt", "THE CROSSING"),  # a typed title page's first block
+        ("night-shift.html", "NIGHT SHIFT"),  # the same, in an IMSDb page
+        ("tide-tables.fountain", "tide-tables"),  # no title page: the file's name
+    ],
+)
+def test_the_title_is_the_title_pages_else_the_file_name(script: str, title: str) -> None:
+    assert read_screenplay(SCRIPTS / script).title == title

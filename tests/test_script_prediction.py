@@ -284,7 +284,8 @@ def test_a_constructed_file_carries_its_truth(tmp_path: Path, log_dir: Path) -> 
 
     log = run(log_dir, get_model("mockllm/model", custom_outputs=closing_time), dataset=str(scenes))
     assert log.samples is not None and len(log.samples) == len(templates)  # one per template
-    assert {tuple(s.target) for s in log.samples} == {("closing-time",)}  # the bundled script
+    # the bundled script's title page
+    assert {tuple(s.target) for s in log.samples} == {("CLOSING TIME",)}
     assert set(per_template(log).values()) == {1.0}
     standin = per_template(run(log_dir, "standin/persona/agent", dataset=str(scenes)))
     assert set(standin.values()) == {0.0}  # no background names the script

@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .account import BLANK, NO_CUE, LineAccount
-from .script_elements import EXTENSION, HEADING, TRANSITION, Element, Kind, speaker_name
+from .script_elements import (
+    EXTENSION,
+    HEADING,
+    TRANSITION,
+    Element,
+    Kind,
+    speaker_name,
+    spellings,
+)
 
 Format = Literal["text", "fountain", "html"]
 Mark = tuple[str, str]
@@ -64,7 +72,8 @@ class _Reader:
             self.lines = [_REVISION.sub("", line) for line in self.lines]
         self.marks: list[Mark | None] = [None] * len(lines)
         self.gone = [False] * len(lines)  # emptied by a note: joins its neighbours
-        self.title: str | None = None
+        self.title: str | None = None  # a Fountain title page's `Title:`
+        self.typed_title: str | None = None  # the first block of a typed title page
         self.pieces: list[_Piece] = []
         for i, line in enumerate(lines):
             if "\f" in line and not self.lines[i].strip():
@@ -72,6 +81,10 @@ class _Reader:
             elif markup is not None and markup[i]:
                 self.marks[i] = ("skipped", "markup")
         self.layout = False
+        # Names as the script spells them (`MacLeod` for a cue `MACLEOD`); markup lines aside.
+        self.spelled = spellings(
+            "\n".join(line for i, line in enumerate(self.lines) if self.marks[i] is None)
+        )
 
     # --- spans and the title page ---------------------------------------------------------
 
@@ -263,7 +276,7 @@ class _Reader:
 
     def _finish_speech(self, cue: int, used: list[int], spoken: list[str], base: int) -> None:
         said = " ".join(" ".join(spoken).split())
-        name = speaker_name(self.lines[cue])
+        name = speaker_name(self.lines[cue], self.spelled)
         if not said:  # a cue with only a wryly: nothing is said
             text = " ".join(self._text(i) for i in used)
             self._add("action", used, " ".join(text.split()))
@@ -298,6 +311,7 @@ class _Reader:
             if piece.kind == "action" and not started and min(lines) >= speech - 2:
                 for i in piece.lines:  # a typed title page: centred lines before the script
                     self.marks[i] = ("skipped", "title page")
+                self.typed_title = self.typed_title or piece.text  # its first block
             elif not (piece.kind == "action" and all(speech - 2 <= x < cue - 2 for x in lines)):
                 kept.append(piece)
             elif kept and kept[-1].kind == "dialogue":
@@ -385,4 +399,5 @@ def read_lines(lines: list[str], fmt: Format, markup: list[bool] | None = None) 
     reader.read()
     if fmt == "text" and reader.title:
         fmt = "fountain"  # a title page is Fountain's
-    return Reading(reader.title, fmt, tuple(reader.elements()), LineAccount.of(reader.marks))
+    title = reader.title or reader.typed_title
+    return Reading(title, fmt, tuple(reader.elements()), LineAccount.of(reader.marks))
