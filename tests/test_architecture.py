@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     "metrics": 0,
     "score_keys": 0,
     "reply_json": 0,
+    "roles": 0,
     # scenes and the datasets built from screenplays
     "dataset": 1,
     "construction": 2,

@@ -22,6 +22,7 @@ from pydantic import Field
 
 from ..errors import PrerequisiteError
 from ..metrics import score_values
+from ..roles import BUILDER_ROLE
 from .build import BuildResult, BuildSettings, Pipeline
 from .repair import Asker, Ledger
 from .screenplay import (
@@ -37,7 +38,6 @@ from .screenplay_scenes import has_interaction
 
 logger = logging.getLogger(__name__)
 
-BUILDER_ROLE = "builder"
 BUNDLED = "bundled"
 COUNT_KEYS = ("scenes_kept", "templates", "scenarios", "mcqs", "repairs", "dropped")
 

@@ -24,7 +24,7 @@ from inspect_ai.util import StoreModel, store_as
 from pydantic import Field
 
 from ..dataset.samples import scenario_of
-from ..dataset.schema import RECEIVER_ROLE, SENDER_ROLE, Scenario
+from ..dataset.schema import Scenario
 from ..prompts import (
     GOAL_CATEGORIES,
     SCENARIO_TYPES,
@@ -33,9 +33,9 @@ from ..prompts import (
     sender_receiver_prompt,
 )
 from ..reply_json import NoJSON, reply_json
+from ..roles import LABELLER_ROLE, RECEIVER_ROLE, SENDER_ROLE
 from ..score_keys import CATEGORY_AGREEMENT, LABEL_AGREEMENTS, ROLE_AGREEMENT, TYPE_AGREEMENT
 
-LABELLER_ROLE = "labeller"
 ROLES = (SENDER_ROLE, RECEIVER_ROLE)
 AGREEMENT_KEYS = tuple(LABEL_AGREEMENTS)
 

@@ -17,8 +17,6 @@ from ..prompts import GOAL_CATEGORIES, SCENARIO_TYPES
 
 # Character roles used by the heterogeneous (sender x receiver) mode.
 Role = Literal["sender", "receiver"]
-SENDER_ROLE = "sender"
-RECEIVER_ROLE = "receiver"
 
 
 def _unwrap_question(value: Any) -> Any:

@@ -19,6 +19,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import store_as
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..roles import ENVIRONMENT_ROLE, NEXT_SPEAKER_ROLE
 from ..scenario.conversation import Conversation
 from ..seeding import scene_rng
 from ..solvers.next_speaker import END_CHAT, NextSpeakerPredictor, ParserName
@@ -27,8 +28,6 @@ from ..solvers.thoughts import ThoughtViews
 from . import coser_prompts
 from .record import Circumstance
 
-ENVIRONMENT_ROLE = "environment"
-NEXT_SPEAKER_ROLE = "next_speaker"
 NextSpeakerPrompt = Literal["feb2025", "head"]
 
 

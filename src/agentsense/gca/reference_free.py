@@ -15,12 +15,13 @@ from inspect_ai.util import store_as
 
 from ..dataset.samples import scenario_of
 from ..dataset.schema import Scenario
+from ..roles import CRITIC_ROLE
 from ..scenario.conversation import Conversation
 from . import coser_prompts
 from .compared_texts import simulation_text
 from .gca_simulation import GCASettings, role_model
-from .scorer import CRITIC_ROLE, critic_scores, explanation, profiles_text, run_critics
 from .scorer import KEYS as BOOK_KEYS
+from .scorer import critic_scores, explanation, profiles_text, run_critics
 
 BOOK = "this AgentSense scenario"
 NO_REFERENCE = "(There is no original conversation for this scenario.)"

@@ -17,6 +17,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import collect, store_as
 
 from ..metrics import mean_or_nan
+from ..roles import CRITIC_ROLE
 from ..scenario.conversation import Conversation, Turn
 from . import coser_prompts
 from .compared_texts import actor_rounds, reference_text, simulation_text
@@ -26,7 +27,6 @@ from .overlap import bleu, rouge_l
 from .record import Circumstance
 from .score import dimension_score, ignored_severities, severity_sum
 
-CRITIC_ROLE = "critic"
 # Score key of each dimension: short, so that every key stays whole on an 80-column console
 # (tests/test_console_names.py); docs/gca.md maps them back to CoSER's names.
 KEYS = {

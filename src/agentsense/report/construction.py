@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..analysis.log_fields import records
-from ..construction.construct_solver import BUILDER_ROLE
+from ..roles import BUILDER_ROLE
 from .content import Absent, Content
 from .other_logs import OtherLogs, log_name, newest_score, read_full, role_model
 from .render import markdown

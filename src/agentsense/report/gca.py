@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..gca.scorer import CRITIC_ROLE, KEYS, SCORE_KEYS
+from ..gca.scorer import KEYS, SCORE_KEYS
+from ..roles import CRITIC_ROLE
 from .content import Absent, Content
 from .other_logs import OtherLogs, items, log_name, read_full, role_model
 from .render import cell, markdown

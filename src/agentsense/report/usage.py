@@ -20,9 +20,7 @@ from inspect_ai.event import ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalSample, read_eval_log
 
 from ..analysis.log_fields import records
-from ..dataset.schema import RECEIVER_ROLE, SENDER_ROLE
-from ..scenario.judge_panel import JUDGE_ROLE
-from ..scenario.persona import CHARACTER_ROLE
+from ..roles import CHARACTER_ROLE, JUDGE_ROLE, RECEIVER_ROLE, SENDER_ROLE
 from ..score_keys import JUDGE_REPEAT
 from .log_samples import run_paths, sample_frame
 from .render import Section, markdown

@@ -9,11 +9,11 @@ from inspect_ai.hooks import Hooks, TaskStart, hooks
 from inspect_ai.log import transcript
 from inspect_ai.model import Model, get_model, model_roles
 
+from ..roles import JUDGE_ROLE
 from ..score_keys import judge_key
 
 logger = logging.getLogger(__name__)
 
-JUDGE_ROLE = "judge"
 # The scorers that put goals to the panel (registry names as the eval spec records them).
 JUDGED_SCORERS = ("goal_completion", "goal_and_mcq")
 SELF_JUDGING = (

@@ -9,15 +9,13 @@ new pairing schemes never touch the loop.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
-from inspect_ai.model import Model, get_model, model_roles
+from inspect_ai.model import Model, get_model
 
-from ..dataset.schema import RECEIVER_ROLE, SENDER_ROLE, Character, Scenario
-from ..errors import PrerequisiteError
+from ..dataset.schema import Character, Scenario
 from ..prompts import character_system_prompt
-
-CHARACTER_ROLE = "character"
+from ..roles import CHARACTER_ROLE, RECEIVER_ROLE, SENDER_ROLE
 
 
 def system_prompt(scene: Scenario, character: Character) -> str:
@@ -43,23 +41,6 @@ def character_model(name: str, model_roles: Mapping[str, str | None]) -> Model:
     Either way the calls carry the role, so Inspect's per-role usage covers every character.
     """
     return get_model(role=character_role(name, model_roles), default=get_model())
-
-
-NO_MODEL = "none/none"  # `--model none`: a run whose every model is on a bound role
-
-
-def require_players(roles: Iterable[str]) -> None:
-    """Under `--model none`, every role the run needs must be bound: an unbound one would fall
-    back to no model and fail after the conversation was paid for. Raised before any call."""
-    if str(get_model()) != NO_MODEL:
-        return
-    missing = sorted(set(roles) - set(model_roles()))
-    if missing:
-        binds = " ".join(f"--model-role {role}=MODEL" for role in missing)
-        raise PrerequisiteError(
-            f"--model none, but no model is bound to the role(s) {', '.join(missing)}, which "
-            f"would fall back to it. Bind them ({binds}) or give --model."
-        )
 
 
 def has_both_roles(scene: Scenario) -> bool:

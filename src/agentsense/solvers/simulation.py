@@ -19,7 +19,7 @@ from ..dataset.schema import Scenario
 from ..prompts import GREETING
 from ..protocol import Protocol
 from ..scenario.conversation import Conversation, SeatViews, Turn, Views, prefixed_text
-from ..scenario.persona import character_model, character_role, require_players, system_prompt
+from ..scenario.persona import character_model, system_prompt
 from ..seeding import scene_rng
 from ..transcript import TURN_RECORD, record_call
 from .speakers import FixedOrder, SpeakerSelector, speaker_order
@@ -116,13 +116,10 @@ async def converse(
 
 
 @solver
-def simulation(
-    protocol: Protocol | None = None, seed: int = 0, judged_by: str | None = None
-) -> Solver:
+def simulation(protocol: Protocol | None = None, seed: int = 0) -> Solver:
     """Role-play the scene; the conversation goes to the store (`Conversation`) and messages.
 
-    `judged_by`: the model role that will judge the conversation (checked with the characters'
-    roles before the first call, see `require_players`)."""
+    The roles it plays on are checked before the first call (`roles.role_check`)."""
     protocol = protocol or Protocol()
     config = GenerateConfig(temperature=protocol.agent_temperature, max_tokens=protocol.max_tokens)
 
@@ -135,8 +132,6 @@ def simulation(
             },
             model_roles=state.metadata.get("model_roles", {}),
         )
-        players = {character_role(name, cast.model_roles) for name in scene.names}
-        require_players(players | ({judged_by} if judged_by else set()))
         conversation = store_as(Conversation)
         conversation.protocol = protocol.model_dump()
         conversation.seed = seed

@@ -27,7 +27,6 @@ from ..dataset.shard import Shard, parse_shard, shard_scenes
 from ..dataset.validation import DatasetError
 from ..errors import PrerequisiteError
 from ..protocol import Protocol
-from ..scenario.judge_panel import JUDGE_ROLE
 from ..score_keys import HEADLINE
 from ..solvers.simulation import simulation
 from ..version import eval_version
@@ -159,17 +158,12 @@ def agentsense_task(
     bind: RoleBinding = no_roles,
     epochs: int | None = None,
     headline_score: str = HEADLINE,
-    judged: bool = True,
 ) -> Task:
-    """A task on `scenes`: the simulation (unless another solver is given) and `scorer`
-    (`judged`: whether it asks the judge panel)."""
+    """A task on `scenes`: the simulation (unless another solver is given) and `scorer`."""
     protocol = arguments.settings
     return Task(
         dataset=scene_dataset(scenes, name=dataset_name(arguments.dataset), bind=bind),
-        solver=solver
-        or simulation(
-            protocol=protocol, seed=arguments.seed, judged_by=JUDGE_ROLE if judged else None
-        ),
+        solver=solver or simulation(protocol=protocol, seed=arguments.seed),
         scorer=scorer,
         epochs=epochs,
         version=eval_version().comparability_version,

@@ -60,7 +60,6 @@ def info(
         scorer=mcq_accuracy(),
         scenes=scenes,
         headline_score=MCQ_ACCURACY,
-        judged=False,
     )
 
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from inspect_ai import Task, task, task_with
 
-from ..dataset.schema import RECEIVER_ROLE, SENDER_ROLE
 from ..protocol import Mode, OptionMark
+from ..roles import RECEIVER_ROLE, SENDER_ROLE
 from ..scenario.persona import has_both_roles, role_binding
 from ..scorers.scoring import goal_and_mcq
 from .common import TaskArguments, agentsense_task, task_scenes

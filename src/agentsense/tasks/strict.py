@@ -3,8 +3,10 @@
 Inspect passes a `-T name=value` the task does not declare only to a task whose signature takes
 `**kwargs`; otherwise it warns "param not used" and runs on the defaults. `strict_arguments`
 gives a task such a signature, so a mistyped name reaches it and is refused with the closest
-valid name. Inspect's CLI also drops empty entries of a role list (`--model-role
-judge=a,b,`) before any task sees the roles, so those are read from the command line itself.
+valid name. The model roles of the run are checked against the task's (`roles.TASK_ROLES`) when
+it is built, and again by its setup step (`roles.role_check`). Inspect's CLI also drops empty
+entries of a role list (`--model-role judge=a,b,`) before any task sees the roles, so those are
+read from the command line itself.
 """
 
 from __future__ import annotations
@@ -14,12 +16,15 @@ import functools
 import inspect
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec
+
+from inspect_ai import Task, task_with
+from inspect_ai.model import model_roles
 
 from ..errors import PrerequisiteError
+from ..roles import evaluated_model, refuse_unused, require_needed, role_check, run_roles
 
 P = ParamSpec("P")
-R = TypeVar("R")
 
 ROLE_OPTION = "--model-role"
 
@@ -81,18 +86,23 @@ def check_role_lists(argv: Sequence[str]) -> None:
         )
 
 
-def strict_arguments(function: Callable[P, R]) -> Callable[P, R]:
-    """Refuse undeclared `-T` names and empty role-list entries; put it under `@task`."""
+def strict_arguments(function: Callable[P, Task]) -> Callable[P, Task]:
+    """Refuse undeclared `-T` names, empty role-list entries, roles the task does not use and
+    missing roles it needs; put it under `@task`."""
     valid = declared_names(function)
     signature = inspect.signature(function)
+    name = function.__name__
 
     @functools.wraps(function)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        unknown = [name for name in kwargs if name not in valid]
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> Task:
+        unknown = [argument for argument in kwargs if argument not in valid]
         if unknown:
-            raise PrerequisiteError(unknown_arguments_message(function.__name__, unknown, valid))
+            raise PrerequisiteError(unknown_arguments_message(name, unknown, valid))
         check_role_lists(sys.argv)
-        return function(*args, **kwargs)
+        refuse_unused(name, model_roles())  # before the data is read
+        built = function(*args, **kwargs)
+        require_needed(name, run_roles(built.model_roles), evaluated_model())
+        return task_with(built, setup=role_check(name))
 
     # Inspect hands every -T name to a task whose signature takes **kwargs (the check above
     # then refuses it); the declared parameters, types and defaults stay as they are.

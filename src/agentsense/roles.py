@@ -1,0 +1,153 @@
+"""The Inspect model roles of every task, declared once, and the check of the roles a run binds.
+
+`TASK_ROLES` says which roles each task uses: `required` ones must be bound; `fallback` ones are
+played by the evaluated model when unbound (on purpose: the judges then judge their own
+characters, and the console says so once). Inspect lets any role name through and never says
+that no model is bound to a role, so a typo (`--model-role judgee=...`) silently leaves the
+evaluated model on the real role. `refused_roles` refuses a bound role the task does not use, with
+the closest one it does; `missing_roles` asks for a role the task cannot run without (`labeller`,
+or every role under `--model none`), one line per role, naming the flag that binds it.
+
+Both run when the task is built inside an eval, where `model_roles()` holds the run's roles
+(Inspect sets them before building tasks, so that a task may read them), so a bad role stops the
+run before anything is logged; `role_check`, the task's setup step, repeats them on each sample
+before its first model call, for a task built outside the eval (`eval(goal(), model_roles=...)`).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from inspect_ai.model import get_model, model_roles
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from .errors import PrerequisiteError
+
+CHARACTER_ROLE = "character"  # plays every character not bound to another role
+JUDGE_ROLE = "judge"  # the judge panel (a list of models)
+SENDER_ROLE = "sender"  # pairwise: the characters labelled sender
+RECEIVER_ROLE = "receiver"  # pairwise: the characters labelled receiver
+LABELLER_ROLE = "labeller"  # labelling: scenario types, goal categories, sender/receiver
+BUILDER_ROLE = "builder"  # construct: answers the construction prompts
+ENVIRONMENT_ROLE = "environment"  # gca: CoSER's Environment
+NEXT_SPEAKER_ROLE = "next_speaker"  # gca: CoSER's next-speaker predictor
+CRITIC_ROLE = "critic"  # gca: CoSER's four critics
+
+NO_MODEL = "none/none"  # `--model none`: a run whose every model is on a bound role
+TASK_PREFIX = "agentsense/"
+
+
+@dataclass(frozen=True)
+class TaskRoles:
+    """The roles one task uses: `required` ones must be bound; unbound `fallback` ones are played
+    by the evaluated model."""
+
+    required: tuple[str, ...] = ()
+    fallback: tuple[str, ...] = ()
+
+    @property
+    def used(self) -> tuple[str, ...]:
+        return (*self.required, *self.fallback)
+
+    def needed(self, evaluated: str | None) -> tuple[str, ...]:
+        """The roles that must be bound: under `--model none` no model stands in for any."""
+        return self.used if evaluated == NO_MODEL else self.required
+
+
+TASK_ROLES: dict[str, TaskRoles] = {
+    "goal": TaskRoles(fallback=(CHARACTER_ROLE, JUDGE_ROLE)),
+    "info": TaskRoles(fallback=(CHARACTER_ROLE,)),
+    "full": TaskRoles(fallback=(CHARACTER_ROLE, JUDGE_ROLE)),
+    "blind": TaskRoles(fallback=(CHARACTER_ROLE,)),
+    # every character is a sender or a receiver, so `character` plays nobody here
+    "pairwise": TaskRoles(fallback=(SENDER_ROLE, RECEIVER_ROLE, JUDGE_ROLE)),
+    "judge_check": TaskRoles(fallback=(JUDGE_ROLE,)),
+    "labelling": TaskRoles(required=(LABELLER_ROLE,)),
+    "script_prediction": TaskRoles(),  # the evaluated model answers
+    "construct": TaskRoles(fallback=(BUILDER_ROLE,)),
+    "gca": TaskRoles(fallback=(CHARACTER_ROLE, ENVIRONMENT_ROLE, NEXT_SPEAKER_ROLE, CRITIC_ROLE)),
+}
+
+
+def users_of(role: str) -> list[str]:
+    return [task for task, roles in TASK_ROLES.items() if role in roles.used]
+
+
+def unused_role_line(role: str, valid: tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(role, valid, n=1, cutoff=0.5)
+    if close:
+        return f"  --model-role {role}: did you mean {close[0]}?"
+    users = users_of(role)
+    if users:
+        return f"  --model-role {role}: used by {', '.join(users)} only"
+    return f"  --model-role {role}: no role of this task is close"
+
+
+def refused_roles(task: str, bound: Iterable[str]) -> str | None:
+    """The refusal of the bound roles `task` does not use (Inspect would ignore them), or None."""
+    roles = TASK_ROLES[task]
+    unused = [role for role in bound if role not in roles.used]
+    if not unused:
+        return None
+    listed = ", ".join(f"{r} (required)" if r in roles.required else r for r in roles.used)
+    its_roles = f"Its roles: {listed}." if roles.used else "It uses no model role, only --model."
+    return (
+        f"Unused model role(s) of {TASK_PREFIX}{task} (Inspect ignores them):\n"
+        + "\n".join(unused_role_line(role, roles.used) for role in unused)
+        + f"\n{its_roles}"
+    )
+
+
+def missing_roles(task: str, bound: Iterable[str], evaluated: str | None) -> str | None:
+    """One line per role `task` needs and nobody bound, or None. `evaluated`: the `--model`,
+    None outside an eval (where a task built first gets its roles from `eval()` later)."""
+    if evaluated is None:
+        return None
+    bound = set(bound)
+    roles = TASK_ROLES[task]
+    lines = [
+        f"{TASK_PREFIX}{task} needs --model-role {role}=MODEL "
+        + ("(the role is unbound)" if role in roles.required else "(the run has --model none)")
+        for role in roles.needed(evaluated)
+        if role not in bound
+    ]
+    return "\n".join(lines) or None
+
+
+def refuse_unused(task: str, bound: Iterable[str]) -> None:
+    message = refused_roles(task, bound)
+    if message:
+        raise PrerequisiteError(message)
+
+
+def require_needed(task: str, bound: Iterable[str], evaluated: str | None) -> None:
+    message = missing_roles(task, bound, evaluated)
+    if message:
+        raise PrerequisiteError(message)
+
+
+def evaluated_model() -> str | None:
+    """The eval's `--model`, or None outside an eval (a task built before `eval()`)."""
+    try:
+        return str(get_model())
+    except ValueError:  # no active model and no INSPECT_EVAL_MODEL
+        return None
+
+
+def run_roles(task_roles: Mapping[str, object] | None = None) -> list[str]:
+    """The roles bound for this run (`--model-role`, `eval(model_roles=...)`) and the task's."""
+    return list(dict.fromkeys([*model_roles(), *(task_roles or {})]))
+
+
+@solver
+def role_check(task: str) -> Solver:
+    """The task's setup step: its roles checked again on each sample, before any model call."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        refuse_unused(task, model_roles())
+        require_needed(task, model_roles(), evaluated_model())
+        return state
+
+    return solve

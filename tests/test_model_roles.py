@@ -1,0 +1,182 @@
+"""Model roles, strict like `-T`: a role no task of the run uses is refused with the closest one,
+a role the task needs and nobody bound is one line naming the flag, both before any model call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import read_eval_log
+
+import agentsense
+from agentsense.errors import PrerequisiteError
+from agentsense.roles import TASK_ROLES, missing_roles, refused_roles
+from agentsense.stub import StubServer
+from agentsense.stub.harness import InspectCLI
+from agentsense.tasks import goal
+
+AGENT = "standin/persona/agent"
+JUDGE = "standin/persona/judge-a"
+DEMO = ["-T", "dataset=demo", "--limit", "1", "--display", "plain"]
+
+# --- the declaration --------------------------------------------------------------------------
+
+
+def test_every_task_declares_its_roles() -> None:
+    assert sorted(TASK_ROLES) == sorted(agentsense.__all__)
+
+
+def kinds_roles(logs: dict[str, Path]) -> dict[str, set[str]]:
+    """kind -> the roles its run spent tokens on."""
+    return {kind: set(read_eval_log(str(path)).stats.role_usage) for kind, path in logs.items()}
+
+
+def test_the_declared_roles_are_the_roles_each_run_calls(
+    kind_logs: dict[str, Path], other_logs: dict[str, Path]
+) -> None:
+    """The shared test logs bind every role they use (or let it fall back, which still counts
+    the calls under the role): each spends tokens on exactly the roles its task declares."""
+    used = kinds_roles({**kind_logs, **other_logs})
+    assert used == {kind: set(TASK_ROLES[kind].used) for kind in used}
+
+
+# --- the messages -----------------------------------------------------------------------------
+
+
+def test_a_mistyped_role_is_named_with_the_closest_one() -> None:
+    message = refused_roles("goal", ["judgee", "labeller", "zzz"])
+    assert message is not None
+    assert "  --model-role judgee: did you mean judge?" in message
+    assert "  --model-role labeller: used by labelling only" in message
+    assert "  --model-role zzz: no role of this task is close" in message
+    assert message.endswith("Its roles: character, judge.")
+    assert refused_roles("goal", ["character", "judge"]) is None
+
+
+def test_a_missing_role_is_one_line_naming_the_flag() -> None:
+    assert missing_roles("labelling", [], "standin/persona/agent") == (
+        "agentsense/labelling needs --model-role labeller=MODEL (the role is unbound)"
+    )
+    assert missing_roles("labelling", ["labeller"], "standin/persona/agent") is None
+    assert missing_roles("goal", [], "standin/persona/agent") is None  # --model plays them
+    under_none = missing_roles("goal", ["judge"], "none/none")
+    assert under_none == (
+        "agentsense/goal needs --model-role character=MODEL (the run has --model none)"
+    )
+    assert missing_roles("labelling", [], None) is None  # outside an eval: roles come later
+
+
+@pytest.mark.parametrize("task", sorted(TASK_ROLES))
+def test_every_role_message_fits_80_columns(task: str) -> None:
+    roles = TASK_ROLES[task].used
+    typos = [role + role[-1] for role in roles] + ["character", "critic", "zzz"]
+    messages = [
+        refused_roles(task, typos),
+        missing_roles(task, [], "none/none"),
+        missing_roles(task, [], "standin/persona/agent"),
+    ]
+    for line in "\n".join(m for m in messages if m).splitlines():
+        assert len(line) <= 80, line
+
+
+# --- in-process eval() ------------------------------------------------------------------------
+
+
+def test_eval_refuses_an_unused_role_when_it_builds_the_task(tmp_path: Path) -> None:
+    with pytest.raises(PrerequisiteError, match="--model-role judgee: did you mean judge"):
+        eval(
+            "agentsense/goal",
+            task_args={"dataset": "demo"},
+            model=AGENT,
+            model_roles={"judgee": JUDGE},
+            log_dir=str(tmp_path),
+            display="none",
+        )
+    assert not list(tmp_path.iterdir())
+
+
+def test_eval_asks_for_the_labeller_when_it_builds_the_task(tmp_path: Path) -> None:
+    with pytest.raises(PrerequisiteError, match="needs --model-role labeller=MODEL"):
+        eval(
+            "agentsense/labelling",
+            task_args={"dataset": "demo"},
+            model=AGENT,
+            log_dir=str(tmp_path),
+            display="none",
+        )
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_task_built_before_eval_is_checked_by_its_setup_step(tmp_path: Path) -> None:
+    """`eval(goal(), model_roles=...)`: the roles are not visible when the task is built, so its
+    first step refuses them, through Inspect's error path, before any model call."""
+    (log,) = eval(
+        goal(dataset="demo"),
+        model=AGENT,
+        model_roles={"judgee": JUDGE},
+        limit=1,
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "error" and log.error is not None
+    assert "--model-role judgee: did you mean judge?" in log.error.message
+    assert log.stats.model_usage == {}
+
+
+# --- the real CLI (end-to-end, so `slow`) -----------------------------------------------------
+
+
+def refused(cli: InspectCLI, *args: str, env: dict[str, str] | None = None) -> list[str]:
+    """The lines of a run that must stop before anything is logged."""
+    result = cli.run(["eval", *args, *DEMO], env=env)
+    assert result.returncode != 0, result.output[-2000:]
+    assert "Traceback" not in result.output
+    assert not list(cli.log_dir.iterdir())  # no log: nothing ran
+    banner = ("inspect_ai v", "- hooks enabled", "  agentsense/agentsense_")  # Inspect's
+    return [
+        line for line in result.output.splitlines() if line.strip() and not line.startswith(banner)
+    ]
+
+
+@pytest.mark.slow
+def test_inspect_eval_refuses_a_mistyped_role_before_any_request(
+    stub: StubServer, inspect_cli: InspectCLI
+) -> None:
+    """The issue's run: 26 model calls and exit 0, `judge_1` the evaluated model itself."""
+    lines = refused(
+        inspect_cli,
+        "agentsense/goal",
+        "--model",
+        "vllm/agent",
+        "--model-role",
+        "judgee=vllm/judge-x",
+        env={"VLLM_BASE_URL": stub.base_url},
+    )
+    assert lines == [
+        "Unused model role(s) of agentsense/goal (Inspect ignores them):",
+        "  --model-role judgee: did you mean judge?",
+        "Its roles: character, judge.",
+    ]
+    assert stub.chat_records() == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ["agentsense/goal", "--model", "none", "--model-role", f"judge={JUDGE}"],
+            "agentsense/goal needs --model-role character=MODEL (the run has --model none)",
+        ),
+        (
+            ["agentsense/labelling", "--model", AGENT],
+            "agentsense/labelling needs --model-role labeller=MODEL (the role is unbound)",
+        ),
+    ],
+    ids=["model-none", "labelling"],
+)
+def test_inspect_eval_asks_for_a_missing_role_in_one_line(
+    inspect_cli: InspectCLI, args: list[str], line: str
+) -> None:
+    assert refused(inspect_cli, *args) == [line]
