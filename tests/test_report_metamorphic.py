@@ -1,7 +1,8 @@
 """Metamorphic tests of `agentsense report` and `agentsense compare` over the task-kind matrix
 (tests/agentsense_logs.py): inputs that describe the same evidence give the same Table 1 to the
-last digit, one changed score changes exactly its cells, and `compare` refuses every pair of
-runs that differ in more than the model while passing every matched pair.
+last digit (the table the report renders, from `report_data`, without writing the report), one
+changed score changes exactly its cells, and `compare` refuses every pair of runs that differ in
+more than the model while passing every matched pair.
 
 Every kind's log covers the same four scenes (two templates) with the same deterministic stand-in
 models, so a second task's conversation of a scene is the first one's again: pooling it must not
@@ -20,17 +21,33 @@ from inspect_ai import score
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 
 from agentsense.cli import main
-from agentsense.report.assemble import write_report
-from agentsense.report.document import ReportOptions
+from agentsense.report.assemble import load_inputs, report_data
+from agentsense.report.document import Report, ReportOptions
 from agentsense_logs import JUDGES, KINDS, kind_task, rejudge_scorer, run_kind
 
 MODEL_KINDS = tuple(kind for kind in KINDS if kind != "labelling")
 COUNTS = ["conversations", "blind_conversations"]
 
 
-def table_one(paths: list[Path], out: Path) -> pd.DataFrame:
-    write_report([str(p) for p in paths], ReportOptions(out, figures=False))
-    return pd.read_csv(out / "table1.csv").set_index("run")
+def rendered(paths: list[Path], titles: set[str] | None = None) -> Report:
+    """What the report on these logs renders (only the sections titled in `titles`)."""
+    options = ReportOptions(Path("not-written"), figures=False)
+    return report_data(load_inputs([str(p) for p in paths], options), options, titles)
+
+
+def table_one(paths: list[Path]) -> pd.DataFrame:
+    """The report's Table 1 (`table1.csv`) on these logs."""
+    return rendered(paths, {"Table 1"}).frames["table1"].set_index("run")
+
+
+_KIND_TABLES: dict[Path, pd.DataFrame] = {}
+
+
+def kind_table(path: Path) -> pd.DataFrame:
+    """Table 1 of one session log (read-only), computed once."""
+    if path not in _KIND_TABLES:
+        _KIND_TABLES[path] = table_one([path])
+    return _KIND_TABLES[path]
 
 
 def cells(table: pd.DataFrame) -> pd.DataFrame:
@@ -77,7 +94,7 @@ def test_the_same_log_twice_split_or_rejudged_by_the_same_panel_changes_nothing(
     kind: str, kind_logs: dict[str, Path], tmp_path: Path
 ) -> None:
     path = kind_logs[kind]
-    alone = table_one([path], tmp_path / "alone")
+    alone = kind_table(path)
     copy = Path(shutil.copy(path, tmp_path / "copy.eval"))
     for name, inputs in (
         ("twice", [path, path]),
@@ -85,7 +102,7 @@ def test_the_same_log_twice_split_or_rejudged_by_the_same_panel_changes_nothing(
         ("split", split(path, tmp_path)),
         ("rejudged", [rejudge_same(path, kind, tmp_path / "same-panel.eval")]),
     ):
-        table = table_one(inputs, tmp_path / name)
+        table = table_one(inputs)
         same_cells(table, alone)
         assert table[COUNTS].equals(alone[COUNTS]), name  # nothing counted twice
 
@@ -99,11 +116,11 @@ ORDERED = [frozenset(c) for size in (2, 3) for c in itertools.combinations(MODEL
     ids=lambda kinds: "+".join(sorted(kinds)),
 )
 def test_the_order_of_the_logs_does_not_matter(
-    kinds: frozenset[str], kind_logs: dict[str, Path], tmp_path: Path
+    kinds: frozenset[str], kind_logs: dict[str, Path]
 ) -> None:
     paths = [kind_logs[k] for k in sorted(kinds)]
-    forward = table_one(paths, tmp_path / "forward")
-    backward = table_one(list(reversed(paths)), tmp_path / "backward")
+    forward = table_one(paths)
+    backward = table_one(list(reversed(paths)))
     pd.testing.assert_frame_equal(forward, backward, check_exact=True)
 
 
@@ -112,10 +129,10 @@ def test_the_order_of_the_logs_does_not_matter(
     [("full", "goal"), ("full", "info"), ("goal", "full"), ("info", "full")],
 )
 def test_a_second_tasks_log_of_the_same_scenes_pools_into_them(
-    first: str, second: str, kind_logs: dict[str, Path], tmp_path: Path
+    first: str, second: str, kind_logs: dict[str, Path]
 ) -> None:
-    alone = table_one([kind_logs[first]], tmp_path / "alone")
-    pooled = table_one([kind_logs[first], kind_logs[second]], tmp_path / "pooled")
+    alone = kind_table(kind_logs[first])
+    pooled = table_one([kind_logs[first], kind_logs[second]])
     # The second task scores a subset (or the same set) of the first one's metrics, or adds
     # the other half: compare the cells both tables have a value for, and every n.
     present = [c[: -len("_n")] for c in alone.columns if c.endswith("_n") and alone[c].iloc[0]]
@@ -129,14 +146,14 @@ def test_a_second_tasks_log_of_the_same_scenes_pools_into_them(
     assert pooled["conversations"].iloc[0] == 2 * scenes  # two conversations of each scene
 
 
-def test_full_plus_goal_plus_blind_counts_each_scene_once(
-    kind_logs: dict[str, Path], tmp_path: Path
-) -> None:
+def test_full_plus_goal_plus_blind_counts_each_scene_once(kind_logs: dict[str, Path]) -> None:
     """The issue's case: n was scenes + overlapping scenes, the blind pairing doubled."""
-    report = tmp_path / "out"
-    table = table_one([kind_logs[k] for k in ("full", "goal", "blind")], report)
+    report = rendered(
+        [kind_logs[k] for k in ("full", "goal", "blind")], {"Table 1", "Leakage baseline"}
+    )
+    table = report.frames["table1"].set_index("run")
     assert table["judge_majority_n"].iloc[0] == 4 and table["conversations"].iloc[0] == 8
-    leakage = pd.read_csv(report / "leakage.csv").set_index("run")
+    leakage = report.frames["leakage"].set_index("run")
     assert leakage["gain_over_blind_n"].iloc[0] == 4 == leakage["blind_mcq_accuracy_n"].iloc[0]
 
 
@@ -190,8 +207,8 @@ def changed_cells(before: pd.DataFrame, after: pd.DataFrame) -> set[str]:
 def test_one_changed_score_changes_exactly_its_cells(
     kind: str, key: str, kind_logs: dict[str, Path], tmp_path: Path
 ) -> None:
-    before = table_one([kind_logs[kind]], tmp_path / "before")
-    after = table_one([flipped(kind_logs[kind], key, tmp_path / "flipped.eval")], tmp_path / "o")
+    before = kind_table(kind_logs[kind])
+    after = table_one([flipped(kind_logs[kind], key, tmp_path / "flipped.eval")])
     changed = changed_cells(before, after)
     primary = sorted(FEEDS[key])[0] if key != "judge_1" else f"judge: {JUDGES[0]}"
     assert primary in changed and changed <= FEEDS[key], changed
@@ -303,28 +320,24 @@ def test_compare_with_one_template_says_undefined_and_fails_closed(
     assert code == 2 and "nan" not in printed
     assert "+0.000 undefined (1 template)" in printed and "UNTESTED" in printed
     assert main(["compare", str(path), str(path), "--allow-incomplete"]) == 0
-    report = tmp_path / "report"
-    write_report([str(path)], ReportOptions(report, figures=False))
-    assert "undefined (1 template)" in (report / "report.md").read_text(encoding="utf-8")
-    table = pd.read_csv(report / "table1.csv")
-    assert table["judge_majority_ci_low"].isna().all()
+    report = rendered([path], {"Table 1"})
+    assert "undefined (1 template)" in report.markdown
+    assert report.frames["table1"]["judge_majority_ci_low"].isna().all()
 
 
 def test_no_interval_leaves_the_metric_range(
     kind_logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Two templates: the clustered t interval would leave [0, 1]; nothing printed does."""
-    out = tmp_path / "out"
-    write_report([str(kind_logs[k]) for k in MODEL_KINDS], ReportOptions(out, figures=False))
-    for csv in out.glob("*.csv"):
-        frame = pd.read_csv(csv)
+    report = rendered([kind_logs[k] for k in MODEL_KINDS])  # every section, every table
+    assert report.frames
+    for name, frame in report.frames.items():
         for column in [c for c in frame.columns if c.endswith(("ci_low", "ci_high"))]:
-            values = frame[column].dropna()
-            differences = "gain" in column or csv.stem == "overconfidence"
+            values = frame[column].dropna().astype(float)
+            differences = "gain" in column or name == "overconfidence"
             low = -1.0 if differences else 0.0
-            assert ((values >= low) & (values <= 1.0)).all(), (csv.name, column)
-    markdown = (out / "report.md").read_text(encoding="utf-8")
-    assert "too few templates (2)" in markdown
+            assert ((values >= low) & (values <= 1.0)).all(), (name, column)
+    assert "too few templates (2)" in report.markdown
     csv = tmp_path / "compare.csv"
     assert main(["compare", str(kind_logs["full"]), str(kind_logs["full"]), "--csv", str(csv)]) == 0
     printed = capsys.readouterr().out

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -17,7 +17,7 @@ from ..analysis.log_reader import Runs, load_runs, log_paths
 from .construction import construction_section
 from .content import Absent, Content
 from .document import NO_RUN, Inputs, Report, ReportOptions
-from .frames import build_units
+from .frames import Units, build_units
 from .gca import gca_section
 from .headers import HEADERS
 from .judge_check_section import judge_check_section
@@ -134,14 +134,38 @@ def _load(
     return None, others, paths
 
 
-def _sections(
-    runs: Runs | None, others: OtherLogs, paths: list[str], options: ReportOptions
-) -> Report:
-    report = Report(options.out, draw=options.figures)
+@dataclass(frozen=True)
+class Loaded:
+    """The logs as a report reads them: the model runs and their analysis units (None: only
+    judge_check, construct or gca logs), the other logs by task, and every log file."""
+
+    runs: Runs | None
+    units: Units | None
+    others: OtherLogs
+    paths: list[str]
+
+
+def load_inputs(inputs: Sequence[str], options: ReportOptions) -> Loaded:
+    runs, others, paths = _load(inputs, options)
+    if options.labels is not None and runs is not None:
+        apply_labels(runs, read_labels(options.labels))
     units = build_units(runs, options.allow_mixed) if runs is not None else None
-    given = Inputs(runs, units, options, report, paths, others) if runs and units else None
+    return Loaded(runs, units, others, paths)
+
+
+def report_data(
+    loaded: Loaded, options: ReportOptions, titles: Collection[str] | None = None
+) -> Report:
+    """What the report renders, no file written (figures are drawn if `options.figures`): the
+    sections (all, or those titled in `titles`), their tables (`frames`), the Markdown, the
+    run lines and notes."""
+    runs, units, others = loaded.runs, loaded.units, loaded.others
+    report = Report(options.out, draw=options.figures)
+    given = Inputs(runs, units, options, report, loaded.paths, others) if runs and units else None
     parts = ["# AgentSense report"]
     for title, section in SECTIONS:
+        if titles is not None and title not in titles:
+            continue
         if isinstance(section, LogSection):
             content = section.read(others, report)
         else:
@@ -162,16 +186,17 @@ def _sections(
     if others.foreign and runs is None:
         names = ", ".join(Path(path).name for path in others.foreign)
         report.notes.insert(0, f"Left out, not logs of an AgentSense task: {names}.")
-    (options.out / "report.md").write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    report.markdown = "\n\n".join(parts) + "\n"
     return report
 
 
 def write_report(inputs: Sequence[str], options: ReportOptions) -> Report:
-    runs, others, paths = _load(inputs, options)
-    if options.labels is not None and runs is not None:
-        apply_labels(runs, read_labels(options.labels))
+    loaded = load_inputs(inputs, options)
     (options.out / "figures").mkdir(parents=True, exist_ok=True)
-    report = _sections(runs, others, paths, options)
+    report = report_data(loaded, options)
+    for name, frame in report.frames.items():
+        frame.to_csv(options.out / f"{name}.csv", index=False)
+    (options.out / "report.md").write_text(report.markdown, encoding="utf-8")
     (options.out / "figures.json").write_text(
         json.dumps(_no_nan([asdict(f) for f in report.figures]), indent=1), encoding="utf-8"
     )

@@ -42,11 +42,14 @@ class Report:
     absent: dict[str, str] = field(default_factory=dict)  # title -> why it is left out
     figures: list[FigureRecord] = field(default_factory=list)
     tables: list[str] = field(default_factory=list)
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)  # CSV name -> its table
+    markdown: str = ""  # report.md
     runs: list[str] = field(default_factory=list)  # one line per run, for the console
     notes: list[str] = field(default_factory=list)
 
     def csv(self, frame: pd.DataFrame, name: str) -> None:
-        frame.to_csv(self.out / f"{name}.csv", index=False)
+        """Keep a table for `<name>.csv` (`write_report` writes it)."""
+        self.frames[name] = frame
         self.tables.append(f"{name}.csv")
 
     def left_out(self) -> list[str]:
