@@ -1,12 +1,21 @@
 """`agentsense report` on every set of logs a user can have: each non-empty subset of the six task
-kinds, each kind re-judged, a split run, overlapping and conflicting pieces, no AgentSense log."""
+kinds, each kind re-judged, a split run, overlapping and conflicting pieces, no AgentSense log.
+
+Most tests check what the report renders (`report_data`: its sections, tables, Markdown, run
+lines and notes) without writing it; the logs that are not model runs, the figures and the
+console go through `agentsense report` end to end."""
 
 from __future__ import annotations
 
+import copy
+import functools
 import itertools
 import json
+import pickle
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -15,8 +24,9 @@ from inspect_ai.log import read_eval_log, write_eval_log
 from agentsense.analysis.log_merge import LogData, merge_logs, signature
 from agentsense.cli import main
 from agentsense.errors import ReportError
-from agentsense.report.assemble import SECTIONS, write_report
-from agentsense.report.document import ReportOptions
+from agentsense.report import assemble
+from agentsense.report.assemble import SECTIONS, load_inputs, report_data, write_report
+from agentsense.report.document import Report, ReportOptions
 from agentsense_logs import AGENT, JUDGES, KINDS, OTHER_KINDS, REJUDGE, rejudge, run_kind
 
 SUBSETS = [
@@ -69,6 +79,44 @@ def report_on(paths: list[Path], out: Path, figures: bool = False, **options: ob
     return write_report([str(p) for p in paths], ReportOptions(out, figures=figures, **options))  # type: ignore[arg-type]
 
 
+def rendered(paths: list[Path], titles: set[str] | None = None, **options: Any) -> Report:
+    """What the report on these logs renders (only the sections titled in `titles`)."""
+    chosen = ReportOptions(Path("not-written"), figures=False, **options)
+    return report_data(load_inputs([str(p) for p in paths], chosen), chosen, titles)
+
+
+def once(function: Callable[..., Any]) -> Callable[..., Any]:
+    """`function` computed once per distinct input (its pickled arguments), a deep copy of the
+    result returned each time: for pure, seeded computations only."""
+    results: dict[bytes, Any] = {}
+
+    @functools.wraps(function)
+    def cached(*args: Any) -> Any:
+        key = pickle.dumps(args)
+        if key not in results:
+            results[key] = function(*args)
+        return copy.deepcopy(results[key])
+
+    return cached
+
+
+@pytest.fixture(scope="module", autouse=True)
+def shared_computations() -> Iterator[None]:
+    """The subsets share the same scenes, so many reports here bootstrap the same variance
+    components, PSI and judge agreement: each distinct input is computed once (these functions
+    are deterministic, seeded), every report still runs every section."""
+    from agentsense.report import tables, variance_components
+    from agentsense.report.sections import judge_reliability
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            variance_components, "with_intervals", once(variance_components.with_intervals)
+        )
+        patch.setattr(tables, "psi_estimate", once(tables.psi_estimate))
+        patch.setattr(judge_reliability, "judge_tables", once(judge_reliability.judge_tables))
+        yield
+
+
 def test_the_matrix_covers_every_subset() -> None:
     assert len(SUBSETS) == 63 and len(set(SUBSETS)) == 63
 
@@ -82,21 +130,18 @@ PARAMS = [
 
 
 @pytest.mark.parametrize("kinds", PARAMS, ids=lambda kinds: "+".join(sorted(kinds)))
-def test_report_on_every_subset_of_kinds(
-    kinds: frozenset[str], kind_logs: dict[str, Path], tmp_path: Path
-) -> None:
-    report = report_on([kind_logs[k] for k in sorted(kinds)], tmp_path / "out")
+def test_report_on_every_subset_of_kinds(kinds: frozenset[str], kind_logs: dict[str, Path]) -> None:
+    report = rendered([kind_logs[k] for k in sorted(kinds)])
     titles = {title for title, _ in SECTIONS}
     shown = set(report.sections) - {"Notes"}
     assert shown == expected_sections(kinds)
     assert set(report.absent) - {"Notes"} == titles - shown - {"Notes"}
-    markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     for title, why in report.absent.items():
         if title != "Notes":
-            assert f"- {title}: {why}." in markdown  # one line saying why
+            assert f"- {title}: {why}." in report.markdown  # one line saying why
     assert len(report.runs) == len(kinds)  # one run per log
     if "Table 1" in shown:
-        table = pd.read_csv(tmp_path / "out" / "table1.csv")
+        table = report.frames["table1"]
         assert set(table["run"]) >= {AGENT} if kinds & {"full", "goal", "info", "blind"} else True
 
 
@@ -109,6 +154,18 @@ WITH_OTHERS = [
 ]
 
 
+def written_by(monkeypatch: pytest.MonkeyPatch) -> list[Report]:
+    """The reports `agentsense report` (`main`) writes, as `write_report` returns them."""
+    reports: list[Report] = []
+
+    def spied(inputs: list[str], options: ReportOptions) -> Report:
+        reports.append(write_report(inputs, options))
+        return reports[-1]
+
+    monkeypatch.setattr(assemble, "write_report", spied)
+    return reports
+
+
 @pytest.mark.parametrize("kinds", WITH_OTHERS, ids=lambda kinds: "+".join(sorted(kinds)))
 def test_report_with_the_logs_that_are_not_model_runs(
     kinds: frozenset[str],
@@ -116,12 +173,14 @@ def test_report_with_the_logs_that_are_not_model_runs(
     other_logs: dict[str, Path],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     logs = {**kind_logs, **other_logs}
     out = tmp_path / "out"
+    reports = written_by(monkeypatch)
     assert main(["report", *(str(logs[k]) for k in sorted(kinds)), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    report = report_on([logs[k] for k in sorted(kinds)], out)
+    (report,) = reports
     shown = set(report.sections) - {"Notes"}
     assert shown == expected_sections(kinds)
     titles = {title for title, _ in SECTIONS}
@@ -190,8 +249,10 @@ def test_report_on_a_rejudged_log(
     rejudged_logs: dict[str, Path],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     out = tmp_path / "out"
+    reports = written_by(monkeypatch)
     assert main(["report", str(rejudged_logs[kind]), "--out", str(out), "--no-figures"]) == 0
     printed = capsys.readouterr().out
     names = list(read_eval_log(str(rejudged_logs[kind]), header_only=False).samples[0].scores)  # type: ignore[index]
@@ -199,39 +260,24 @@ def test_report_on_a_rejudged_log(
     # The report says which scoring it used and how to choose another.
     assert f"scoring {names[1]} (newest), then {names[0]}" in printed and "--scorer" in printed
     # Read newest first with the older scoring filling in, it shows what the original log shows.
-    assert set(report_on([rejudged_logs[kind]], out).sections) - {"Notes"} == expected_sections(
-        frozenset({kind})
-    )
+    (report,) = reports
+    assert set(report.sections) - {"Notes"} == expected_sections(frozenset({kind}))
+    # `--scorer` reaches the report (the refused name below), whose run line names the scoring
+    # (`agentsense report` prints each run line, above).
     for name in names:
-        assert (
-            main(
-                [
-                    "report",
-                    str(rejudged_logs[kind]),
-                    "--out",
-                    str(out),
-                    "--no-figures",
-                    "--scorer",
-                    name,
-                ]
-            )
-            == 0
-        )
-        assert f"scoring {name}\n" in capsys.readouterr().out
+        (line,) = rendered([rejudged_logs[kind]], {"Runs"}, scorer=name).runs
+        assert line.endswith(f"scoring {name}")
     assert main(["report", str(rejudged_logs[kind]), "--out", str(out), "--scorer", "nope"]) == 2
     error = capsys.readouterr().err
     assert "No log has a scoring named 'nope'" in error and names[0] in error
 
 
 @pytest.mark.parametrize("kind", ["full", "goal", "pairwise"])
-def test_the_chosen_scoring_names_its_judges(
-    kind: str, rejudged_logs: dict[str, Path], tmp_path: Path
-) -> None:
+def test_the_chosen_scoring_names_its_judges(kind: str, rejudged_logs: dict[str, Path]) -> None:
     path = rejudged_logs[kind]
     original = next(iter(read_eval_log(str(path)).samples[0].scores))  # type: ignore[index]
     for scorer, judges in ((None, REJUDGE), (original, JUDGES)):
-        report_on([path], tmp_path / "out", scorer=scorer)
-        table = pd.read_csv(tmp_path / "out" / "table1.csv")
+        table = rendered([path], {"Table 1"}, scorer=scorer).frames["table1"]
         shown = {
             c.removeprefix("judge: ").removesuffix("_mean")
             for c in table.columns
@@ -241,9 +287,9 @@ def test_the_chosen_scoring_names_its_judges(
 
 
 def test_an_original_and_its_rejudged_copy_are_one_run(
-    kind_logs: dict[str, Path], rejudged_logs: dict[str, Path], tmp_path: Path
+    kind_logs: dict[str, Path], rejudged_logs: dict[str, Path]
 ) -> None:
-    report = report_on([kind_logs["full"], rejudged_logs["full"]], tmp_path / "out")
+    report = rendered([kind_logs["full"], rejudged_logs["full"]], {"Runs"})
     assert len(report.runs) == 1 and "scoring goal_completion (newest)" in report.runs[0]
     assert any("older version" in note for note in report.notes)
 
@@ -267,19 +313,18 @@ def split_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Path]
     }
 
 
-def test_a_split_run_gives_the_unsplit_table_one(
-    split_logs: dict[str, list[Path]], tmp_path: Path
-) -> None:
+def test_a_split_run_gives_the_unsplit_table_one(split_logs: dict[str, list[Path]]) -> None:
     tables = {}
     for name, paths in split_logs.items():
-        report = report_on(paths, tmp_path / name)
-        tables[name] = (tmp_path / name / "table1.csv").read_text(encoding="utf-8")
+        report = rendered(paths, {"Table 1"})
+        tables[name] = report.frames["table1"]
         assert len(report.runs) == 1 and "4 scenes" in report.runs[0]
         if len(paths) > 1:
             (note,) = [n for n in report.notes if "merged into one run" in n]
             assert note.startswith("2 logs of one run configuration") and "4 scenes" in note
-    assert tables["halves"] == tables["whole"]  # to the last digit
-    assert tables["overlap"] == tables["whole"]
+    # to the last digit
+    pd.testing.assert_frame_equal(tables["halves"], tables["whole"], check_exact=True)
+    pd.testing.assert_frame_equal(tables["overlap"], tables["whole"], check_exact=True)
     (overlap,) = [n for n in report.notes if "merged" in n]
     assert "1 identical duplicate sample(s) kept once" in overlap
 
@@ -293,7 +338,7 @@ def test_a_rejudged_piece_is_not_merged_with_an_unjudged_one(
     assert main(["report", str(rejudged), str(second), "--out", out, "--no-figures"]) == 2
     assert "judges:" in capsys.readouterr().err
     # Read with the scoring both pieces have, they are one run again.
-    report = report_on([rejudged, second], tmp_path / "o", scorer="goal_and_mcq")
+    report = rendered([rejudged, second], {"Runs"}, scorer="goal_and_mcq")
     assert len(report.runs) == 1 and "4 scenes" in report.runs[0]
 
 
