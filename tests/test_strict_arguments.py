@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import agentsense
+from agentsense.cli import main
 from agentsense.errors import PrerequisiteError
 from agentsense.models.rules import RULES, standin_rule
 from agentsense.scenario.judge_panel import judges_goals
@@ -36,6 +37,24 @@ def run(*command: str) -> subprocess.CompletedProcess[str]:
 
 def inspect_eval(*args: str, log_dir: Path) -> subprocess.CompletedProcess[str]:
     return run(INSPECT, "eval", *args, "--log-dir", str(log_dir), "--display", "plain")
+
+
+def refused_in_process(task: str, model: str, log_dir: Path, **task_args: object) -> str:
+    """The message of a one-scene demo run (`inspect_ai.eval`) that must stop before anything
+    runs (how the CLI prints such a refusal: test_inspect_eval_refuses_a_trailing_comma...)."""
+    from inspect_ai import eval as inspect_eval_in_process
+
+    with pytest.raises(PrerequisiteError) as raised:
+        inspect_eval_in_process(
+            task,
+            model=model,
+            task_args={"dataset": "demo", **task_args},
+            limit=1,
+            log_dir=str(log_dir),
+            display="none",
+        )
+    assert not list(log_dir.iterdir())  # no log: nothing ran
+    return str(raised.value.message)
 
 
 def refused(task: str, model: str, *args: str, log_dir: Path) -> str:
@@ -89,22 +108,24 @@ def test_the_declared_arguments_are_the_signature_without_the_catch_all(name: st
 
 
 def test_inspect_eval_refuses_an_unknown_name_before_any_model_call(tmp_path: Path) -> None:
-    output = refused(
-        "agentsense/full", "standin/persona/agent", "-T", "max_msgs=5", log_dir=tmp_path
-    )
+    output = refused_in_process("agentsense/full", "standin/persona/agent", tmp_path, max_msgs=5)
     assert "-T max_msgs: unknown; did you mean max_messages?" in output
 
 
-def test_agentsense_args_lists_every_argument_of_a_task() -> None:
-    result = run(AGENTSENSE, "args", "full")
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
+def test_agentsense_args_lists_every_argument_of_a_task(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("INSPECT_LOG_LEVEL", raising=False)  # main() sets it
+    assert main(["args", "full"]) == 0
+    printed = capsys.readouterr().out
+    lines = printed.splitlines()
     assert lines[0] == "agentsense/full takes (-T name=value):"
     assert [line.split()[0] for line in lines[1:]] == declared_names(agentsense.full)
-    assert re.search(r"max_messages\s+int\s+15\s+messages per conversation", result.stdout)
+    assert re.search(r"max_messages\s+int\s+15\s+messages per conversation", printed)
 
 
 def test_agentsense_args_of_an_unknown_task_lists_the_tasks() -> None:
+    """Through the installed `agentsense` command: its exit status."""
     result = run(AGENTSENSE, "args", "ful")
     assert result.returncode == 2
     assert "no task 'ful'; the tasks: " + ", ".join(TASKS) in result.stderr
@@ -134,6 +155,8 @@ def test_empty_entries_of_a_role_list_are_found(argv: list[str], bad: list[str])
 
 
 def test_inspect_eval_refuses_a_trailing_comma_in_a_role_list(tmp_path: Path) -> None:
+    """Through the real CLI: the role list is read from its command line; a refusal exits
+    non-zero with the message and no traceback."""
     judges = "judge=standin/persona/a,standin/persona/b,"
     output = refused(
         "agentsense/goal", "standin/persona/agent", "--model-role", judges, log_dir=tmp_path
@@ -160,7 +183,7 @@ def test_every_stand_in_rule_is_accepted_with_any_name(rule: str) -> None:
 
 
 def test_inspect_eval_refuses_an_unknown_stand_in_rule(tmp_path: Path) -> None:
-    output = refused("agentsense/full", "standin/echo/agent", log_dir=tmp_path)
+    output = refused_in_process("agentsense/full", "standin/echo/agent", tmp_path)
     assert "standin/echo/agent: no stand-in rule 'echo'" in output
     assert ", ".join(RULES) in output
 
@@ -191,17 +214,26 @@ def test_the_console_warns_once_when_characters_judge_themselves(tmp_path: Path)
     )
     assert alone.returncode == 0, alone.stderr[-2000:]
     assert (alone.stdout + alone.stderr).count(SELF_JUDGING) == 1
-    judged = inspect_eval(
+
+
+def test_no_self_judging_warning_when_a_judge_is_bound(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The console prints Inspect's log records at warning level: none says it here."""
+    from inspect_ai import eval as inspect_eval_in_process
+
+    caplog.set_level("WARNING")
+    (log,) = inspect_eval_in_process(
         "agentsense/goal",
-        *common,
-        "--model",
-        "standin/persona/agent",
-        "--model-role",
-        "judge=standin/persona/judge-a",
-        log_dir=tmp_path / "b",
+        model="standin/persona/agent",
+        model_roles={"judge": "standin/persona/judge-a"},
+        task_args={"dataset": "demo", "max_messages": 3},
+        limit=2,
+        log_dir=str(tmp_path),
+        display="none",
     )
-    assert judged.returncode == 0, judged.stderr[-2000:]
-    assert SELF_JUDGING not in judged.stdout + judged.stderr
+    assert log.status == "success", log.error
+    assert SELF_JUDGING not in caplog.text
 
 
 # --- install line -----------------------------------------------------------------------------
