@@ -1,4 +1,6 @@
-"""End to end through the real `inspect eval` CLI on the demo set, with the stand-in model."""
+"""End to end on the demo set with the stand-in model: the runs through `inspect_ai.eval`
+in-process (what `inspect eval` calls), a bad dataset through the real `inspect eval` CLI (its exit
+status and console)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
 from agentsense.dataset.samples import demo_path
@@ -27,6 +30,20 @@ def run_inspect(*args: str, log_dir: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def run_in_process(task: str, log_dir: Path, **options: object) -> EvalLog:
+    """`inspect eval TASK -T dataset=demo --model standin/persona/agent ...`, in-process."""
+    (log,) = inspect_eval(
+        task,
+        task_args={"dataset": "demo"},
+        model="standin/persona/agent",
+        log_dir=str(log_dir),
+        display="none",
+        **options,  # type: ignore[arg-type]
+    )
+    assert log.status == "success", log.error
+    return only_log(log_dir)
+
+
 def only_log(log_dir: Path) -> EvalLog:
     logs = list_eval_logs(str(log_dir))
     assert len(logs) == 1, [log.name for log in logs]
@@ -40,18 +57,7 @@ def demo_records() -> list[dict[str, object]]:
 @pytest.fixture(scope="module")
 def full_log(tmp_path_factory: pytest.TempPathFactory) -> EvalLog:
     log_dir = tmp_path_factory.mktemp("full")
-    result = run_inspect(
-        "agentsense/full",
-        "-T",
-        "dataset=demo",
-        "--model",
-        "standin/persona/agent",
-        "--model-role",
-        f"judge={JUDGES}",
-        log_dir=log_dir,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return only_log(log_dir)
+    return run_in_process("agentsense/full", log_dir, model_roles={"judge": JUDGES.split(",")})
 
 
 @pytest.mark.slow
@@ -130,18 +136,7 @@ def test_conversation_is_in_store_and_messages(full_log: EvalLog) -> None:
 
 @pytest.mark.slow
 def test_goal_task_without_judges_says_the_evaluated_model_judged(tmp_path: Path) -> None:
-    result = run_inspect(
-        "agentsense/goal",
-        "-T",
-        "dataset=demo",
-        "--model",
-        "standin/persona/agent",
-        "--limit",
-        "2",
-        log_dir=tmp_path,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    log = only_log(tmp_path)
+    log = run_in_process("agentsense/goal", tmp_path, limit=2)
     assert log.samples is not None
     for sample in log.samples:
         score = sample.scores["goal_completion"]  # type: ignore[index]
@@ -154,16 +149,7 @@ def test_goal_task_without_judges_says_the_evaluated_model_judged(tmp_path: Path
 
 @pytest.mark.slow
 def test_info_task_keeps_only_scenes_with_mcqs(tmp_path: Path) -> None:
-    result = run_inspect(
-        "agentsense/info",
-        "-T",
-        "dataset=demo",
-        "--model",
-        "standin/persona/agent",
-        log_dir=tmp_path,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    log = only_log(tmp_path)
+    log = run_in_process("agentsense/info", tmp_path)
     assert log.samples is not None
     with_mcq = {
         r["sample_idx"]
