@@ -322,12 +322,35 @@ def test_all_problems_of_a_file_come_in_one_message(tmp_path: Path) -> None:
 CLI_VARIANTS = ["unknown self obj", "invalid JSON line", "not UTF-8"]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", CLI_VARIANTS)
-def test_cli_reports_bad_data_before_any_model_call(
-    name: str, stub: StubServer, inspect_cli: InspectCLI, tmp_path: Path
+def test_eval_reports_bad_data_before_any_model_call(
+    name: str, stub: StubServer, log_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """`inspect_ai.eval` (what `inspect eval` calls) against the stub: refused, no request."""
+    from inspect_ai import eval as inspect_eval
+
+    monkeypatch.setenv("VLLM_BASE_URL", stub.base_url)
     variant = next(v for v in VARIANTS if v.name == name)
+    path = write_variant(variant, tmp_path)
+    with pytest.raises(PrerequisiteError) as raised:
+        inspect_eval(
+            "agentsense/full",
+            task_args={"dataset": str(path)},
+            model="vllm/agent",
+            log_dir=str(log_dir),
+            display="none",
+        )
+    message = str(raised.value.message)
+    assert f"{path}:{variant.line}" in message and variant.says in message
+    assert stub.records == [] and list(log_dir.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_cli_reports_bad_data_before_any_model_call(
+    stub: StubServer, inspect_cli: InspectCLI, tmp_path: Path
+) -> None:
+    """The real `inspect eval`: exit status 1, the message, no traceback, no request, no log."""
+    variant = next(v for v in VARIANTS if v.name == "not UTF-8")
     path = write_variant(variant, tmp_path)
     result = inspect_cli.run(
         [
@@ -343,7 +366,7 @@ def test_cli_reports_bad_data_before_any_model_call(
         env={"VLLM_BASE_URL": stub.base_url},
     )
     print(
-        f"\n[{name}] inspect exit {result.returncode} after {result.seconds:.1f} s "
+        f"\n[{variant.name}] inspect exit {result.returncode} after {result.seconds:.1f} s "
         f"(interpreter start-up included), {len(stub.records)} model requests"
     )
     assert result.returncode == 1
