@@ -1,5 +1,6 @@
-"""Scenario construction through the real CLI: the README's two commands, bad input before any
-model call, and resuming a killed build with `inspect eval-retry` without paying twice.
+"""Scenario construction through the CLI: the README's commands (`inspect eval` for real,
+`agentsense scenarios` through `cli.main`), bad input before any model call (`inspect_ai.eval`),
+and resuming a killed build with `inspect eval-retry` without paying twice.
 
 The resume test builds through Inspect's `vllm/` provider against the project's stub server,
 which records every request that reached the "model".
@@ -7,8 +8,6 @@ which records every request that reached the "model".
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,29 +16,26 @@ from inspect_ai import eval as inspect_eval
 from agentsense.cli import main
 from agentsense.construction.export import export_scenarios
 from agentsense.dataset.validation import read_scenarios
+from agentsense.errors import PrerequisiteError
 from agentsense.stub import StubServer
 from agentsense.stub.harness import InspectCLI, kill_after_answers, log_figures
 from agentsense.tasks.construct import construct
 
 pytestmark = pytest.mark.slow
 
-AGENTSENSE = str(Path(sys.executable).with_name("agentsense"))
 
-
-def agentsense(cli: InspectCLI, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [AGENTSENSE, *args], capture_output=True, text=True, env=cli.env, cwd=cli.root, timeout=300
-    )
-
-
-def test_readme_build_export_and_evaluate(tmp_path: Path) -> None:
+def test_readme_build_export_and_evaluate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     cli = InspectCLI(tmp_path)
     built = cli.run(["eval", "agentsense/construct", "--model", "standin/persona/builder"])
     assert built.returncode == 0, built.output[-3000:]
-    exported = agentsense(cli, "scenarios", str(cli.log_dir), "--out", "scenarios.jsonl")
-    assert exported.returncode == 0, exported.stderr
-    assert "4 templates, 20 scenarios, 5 MCQs" in exported.stdout
-    assert "Wrote 20 scenarios to scenarios.jsonl (validated)." in exported.stdout
+    monkeypatch.chdir(tmp_path)  # the README's relative path
+    monkeypatch.delenv("INSPECT_LOG_LEVEL", raising=False)  # main() sets it
+    assert main(["scenarios", str(cli.log_dir), "--out", "scenarios.jsonl"]) == 0
+    exported = capsys.readouterr().out
+    assert "4 templates, 20 scenarios, 5 MCQs" in exported
+    assert "Wrote 20 scenarios to scenarios.jsonl (validated)." in exported
     assert len(read_scenarios(tmp_path / "scenarios.jsonl")) == 20
     run = cli.run(
         [
@@ -61,20 +57,28 @@ def test_readme_build_export_and_evaluate(tmp_path: Path) -> None:
     assert figures.status == "success" and figures.samples == 2
 
 
-def test_bad_script_is_one_clear_line_before_any_model_call(tmp_path: Path) -> None:
-    cli = InspectCLI(tmp_path)
+def test_bad_script_is_one_clear_line_before_any_model_call(
+    tmp_path: Path, log_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`inspect_ai.eval` (what `inspect eval` calls; test_bad_data shows how the CLI prints a
+    refusal): a PrerequisiteError, no request, no log."""
+    monkeypatch.chdir(tmp_path)
     (tmp_path / "notes.txt").write_text("Shopping list: eggs, milk.\n", encoding="utf-8")
     with StubServer() as stub:
-        result = cli.run(
-            ["eval", "agentsense/construct", "-T", "scripts=notes.txt", "--model", "vllm/b"],
-            env={"VLLM_BASE_URL": stub.base_url},
-        )
+        monkeypatch.setenv("VLLM_BASE_URL", stub.base_url)
+        with pytest.raises(PrerequisiteError) as raised:
+            inspect_eval(
+                "agentsense/construct",
+                task_args={"scripts": "notes.txt"},
+                model="vllm/b",
+                log_dir=str(log_dir),
+                display="none",
+            )
         requests = stub.chat_records()
-    assert result.returncode != 0 and requests == []
-    assert (
-        "notes.txt: no character cue followed by dialogue; expected a screenplay" in result.output
+    assert requests == [] and list(log_dir.iterdir()) == []
+    assert "notes.txt: no character cue followed by dialogue; expected a screenplay" in str(
+        raised.value.message
     )
-    assert "Traceback" not in result.output
 
 
 def test_export_of_a_log_that_is_not_a_build_is_a_clear_error(
