@@ -6,10 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,8 +21,10 @@ from agentsense.analysis.annotation import (
     sample_units,
 )
 from agentsense.cli import main
+from agentsense.report.assemble import load_inputs, report_data
+from agentsense.report.document import ReportOptions
 
-AGENTSENSE = str(Path(sys.executable).with_name("agentsense"))
+HUMAN_LABELS = "Judges against human labels"
 ANNOTATORS = ["annotator_1", "annotator_2", "annotator_3"]
 
 
@@ -362,36 +361,35 @@ def test_logs_without_judges_are_refused(
 
 @pytest.mark.slow
 def test_the_round_trip_through_the_cli_and_the_report(
-    kind_logs: dict[str, Path], tmp_path: Path
+    kind_logs: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     log = str(kind_logs["full"])
     sheet = tmp_path / "sheet.csv"
-    env = {**os.environ, "COLUMNS": "250"}
+    monkeypatch.delenv("INSPECT_LOG_LEVEL", raising=False)  # main() sets it
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [AGENTSENSE, *args], capture_output=True, text=True, timeout=600, check=False, env=env
-        )
+    def run(*args: str) -> str:
+        assert main(list(args)) == 0
+        return capsys.readouterr().out
 
     made = run("annotate", log, "--out", str(sheet), "--scenes", "3", "--seed", "7")
-    assert made.returncode == 0, made.stderr
-    assert "of 3 scenes (seed 7; 4 judged scenes available)" in made.stdout
+    assert "of 3 scenes (seed 7; 4 judged scenes available)" in made
     filled = fill(sheet, tmp_path / "filled.csv")
     labelled = run("annotate", log, "--labels", str(filled), "--out", str(tmp_path / "out"))
-    assert labelled.returncode == 0, labelled.stderr
-    assert "| judge | rows | human yes | accuracy |" in labelled.stdout
-    report = run(
-        "report", log, "--labels", str(filled), "--out", str(tmp_path / "rep"), "--no-figures"
-    )
-    assert report.returncode == 0, report.stderr
+    assert "| judge | rows | human yes | accuracy |" in labelled
+    run("report", log, "--labels", str(filled), "--out", str(tmp_path / "rep"), "--no-figures")
     text = (tmp_path / "rep" / "report.md").read_text()
     assert "## Judges against human labels (App. D.1, Table 6)" in text
     pd.testing.assert_frame_equal(
         pd.read_csv(tmp_path / "rep" / "human_judges.csv"),
         pd.read_csv(tmp_path / "out" / "judges.csv"),
     )
-    without = run("report", log, "--out", str(tmp_path / "rep2"), "--no-figures")
-    assert "Left out: Judges against human labels: no annotation sheet" in without.stdout
+    # Without a sheet the section is left out (`agentsense report` prints each such line).
+    options = ReportOptions(tmp_path / "rep2", figures=False)
+    without = report_data(load_inputs([log], options), options, {HUMAN_LABELS})
+    assert f"{HUMAN_LABELS}: no annotation sheet" in "\n".join(without.left_out())
 
 
 def test_report_takes_a_labels_file_and_a_sheet_together(
