@@ -28,6 +28,7 @@ from agentsense.analysis.variance import (
     projection,
     with_intervals,
 )
+from agentsense.cli import main
 from agentsense.dataset.samples import load_scenarios
 from agentsense.errors import PrerequisiteError
 from agentsense.models.rules import Request, flaky, flip_probability, persona
@@ -249,18 +250,27 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
-def test_the_users_path_eval_epochs_rejudge_report(tmp_path: Path) -> None:
-    """`inspect eval --epochs 2`, `inspect score -S repeat=1`, `agentsense report`, as typed."""
+def test_the_users_path_eval_epochs_rejudge_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`inspect eval --epochs 2`, `inspect score -S repeat=1`, `agentsense report`: the run, the
+    re-judge and the report in-process (`inspect_ai.eval`, `inspect_ai.score` appending, as
+    `--action append --overwrite` does, and `cli.main`); the refused `-S repeat=-1` through the
+    real `inspect score` (its console, the log left as it was)."""
     bin_dir = Path(sys.executable).parent
-    judges = "standin/flaky/judge-a,standin/flaky/judge-b"
+    judges = ["standin/flaky/judge-a", "standin/flaky/judge-b"]
     logs = tmp_path / "logs"
-    ran = _cli(
-        str(bin_dir / "inspect"), "eval", "agentsense/goal", "-T", "dataset=demo",
-        "-T", f"max_messages={MESSAGES}", "--limit", "8", "--epochs", "2",
-        "--model", "standin/persona/agent", "--model-role", f"judge={judges}",
-        "--log-dir", str(logs), "--display", "none",
-    )  # fmt: skip
-    assert ran.returncode == 0, ran.stderr[-2000:]
+    (ran,) = eval(
+        "agentsense/goal",
+        task_args={"dataset": "demo", "max_messages": MESSAGES},
+        limit=8,
+        epochs=2,
+        model="standin/persona/agent",
+        model_roles={"judge": judges},
+        log_dir=str(logs),
+        display="none",
+    )
+    assert ran.status == "success", ran.error
     (log,) = logs.glob("*.eval")
     before = log.read_bytes()
     bad = _cli(
@@ -269,11 +279,10 @@ def test_the_users_path_eval_epochs_rejudge_report(tmp_path: Path) -> None:
     )  # fmt: skip
     assert "Scorer argument repeat=-1" in bad.stdout + bad.stderr
     assert "Traceback" not in bad.stdout + bad.stderr and log.read_bytes() == before
-    scored = _cli(
-        str(bin_dir / "inspect"), "score", str(log), "--scorer", "agentsense/goal_completion",
-        "-S", "repeat=1", "--action", "append", "--overwrite", "--display", "none",
-    )  # fmt: skip
-    assert scored.returncode == 0, scored.stderr[-2000:]
+    scored = score(
+        read_eval_log(str(log)), goal_completion(repeat=1), action="append", display="none"
+    )
+    write_eval_log(scored, str(log))
     samples = read_eval_log(str(log)).samples or []
     # The task's own scorer is goal_completion: the re-judge is goal_completion1, repeat 1.
     repeats = {
@@ -282,13 +291,11 @@ def test_the_users_path_eval_epochs_rejudge_report(tmp_path: Path) -> None:
         for name, score in (sample.scores or {}).items()
     }
     assert repeats == {"goal_completion": 0, "goal_completion1": 1}
-    report = _cli(
-        str(bin_dir / "agentsense"), "report", str(logs), "--out", str(tmp_path / "report"),
-        "--no-figures",
-    )  # fmt: skip
-    assert report.returncode == 0, report.stderr[-2000:]
-    text = (tmp_path / "report" / "report.md").read_text()
-    variance = pd.read_csv(tmp_path / "report" / "variance.csv").set_index("metric")
+    monkeypatch.delenv("INSPECT_LOG_LEVEL", raising=False)  # main() sets it
+    out = tmp_path / "report"
+    assert main(["report", str(logs), "--out", str(out), "--no-figures"]) == 0, capsys.readouterr()
+    text = (out / "report.md").read_text()
+    variance = pd.read_csv(out / "variance.csv").set_index("metric")
     assert variance.loc["judge_majority", "repeats"] == 2
     assert variance.loc["judge_majority", "epochs"] == 2
     assert variance.loc["judge_majority", "judging_share"] > 0  # flaky judges flip
