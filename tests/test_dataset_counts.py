@@ -4,8 +4,6 @@ counted here independently (plain JSON, no project code)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -17,7 +15,6 @@ import pytest
 from agentsense.cli import main
 from agentsense.dataset.samples import demo_path
 
-AGENTSENSE = str(Path(sys.executable).with_name("agentsense"))
 # App. B.3 Table 5: the eight goal categories under their ERG needs, in the paper's order.
 NEEDS = {
     "existence": ["Information Acquisition", "Information Provision"],
@@ -163,14 +160,12 @@ def test_bad_datasets_are_refused_naming_the_record(
 
 
 @pytest.mark.slow
-def test_stats_through_the_installed_command(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [AGENTSENSE, "stats", "demo", "--out", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    assert "# Dataset statistics: demo" in result.stdout
+def test_stats_through_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`agentsense stats demo --out DIR` (cli.main; the installed command's exit status is
+    test_strict_arguments' `agentsense args ful`)."""
+    monkeypatch.delenv("INSPECT_LOG_LEVEL", raising=False)  # main() sets it
+    assert main(["stats", "demo", "--out", str(tmp_path)]) == 0
+    assert "# Dataset statistics: demo" in capsys.readouterr().out
     assert (tmp_path / "figures" / "goal_categories.png").stat().st_size > 1000

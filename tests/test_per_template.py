@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -78,15 +76,20 @@ def test_per_template_then_shard_splits_the_subset() -> None:
     assert sorted(ids) == sorted(sample.id for sample in subset.dataset)  # type: ignore[type-var]
 
 
-def test_the_cli_records_the_subset_in_the_log(tmp_path: Path) -> None:
+def test_the_eval_records_the_subset_in_the_log(tmp_path: Path) -> None:
+    """`inspect eval agentsense/info -T per_template=1 --epochs 2 ...`, in-process."""
+    from inspect_ai import eval
+
     log_dir = tmp_path / "logs"
-    command = [
-        sys.executable, "-m", "inspect_ai", "eval", "agentsense/info",
-        "-T", "dataset=demo", "-T", "per_template=1", "-T", "max_messages=3",
-        "--epochs", "2", "--model", "standin/persona/agent",
-        "--log-dir", str(log_dir), "--display", "none",
-    ]  # fmt: skip
-    subprocess.run(command, check=True, capture_output=True, text=True)
+    (ran,) = eval(
+        "agentsense/info",
+        task_args={"dataset": "demo", "per_template": 1, "max_messages": 3},
+        epochs=2,
+        model="standin/persona/agent",
+        log_dir=str(log_dir),
+        display="none",
+    )
+    assert ran.status == "success", ran.error
     (path,) = log_dir.iterdir()
     log = read_eval_log(str(path), header_only=True)
     assert log.eval.task_args["per_template"] == 1

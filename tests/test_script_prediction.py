@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -250,17 +248,19 @@ def test_a_bad_titles_file_is_refused(tmp_path: Path, content: str, expected: st
         agentsense.script_prediction(dataset="demo", titles=str(tmp_path / "missing.json"))
 
 
-def test_the_cli_refuses_before_any_model_call(tmp_path: Path) -> None:
+def test_the_eval_refuses_before_any_model_call(tmp_path: Path) -> None:
+    """`inspect eval agentsense/script_prediction -T dataset=...` (`inspect_ai.eval`, what the
+    CLI calls; test_bad_data shows how it prints a PrerequisiteError): refused, no log."""
     path = demo_copy(tmp_path)
-    command = [
-        sys.executable, "-m", "inspect_ai", "eval", "agentsense/script_prediction",
-        "-T", f"dataset={path}", "--model", "standin/persona/agent",
-        "--log-dir", str(tmp_path / "logs"),
-    ]  # fmt: skip
-    result = subprocess.run(command, capture_output=True, text=True)
-    assert result.returncode != 0
-    assert "8 of 8 scene(s)" in result.stdout + result.stderr
-    assert "Traceback" not in result.stdout + result.stderr
+    with pytest.raises(PrerequisiteError) as raised:
+        eval(
+            "agentsense/script_prediction",
+            task_args={"dataset": str(path)},
+            model="standin/persona/agent",
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+        )
+    assert "8 of 8 scene(s)" in str(raised.value.message)
     assert not (tmp_path / "logs").exists() or not list((tmp_path / "logs").iterdir())
 
 

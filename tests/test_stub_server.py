@@ -338,11 +338,10 @@ def test_command_line(tmp_path: Path) -> None:
     assert json.loads(log.read_text())["outcome"] == "error_500"
 
 
-def test_command_line_rejects_bad_options() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "agentsense.stub", "--latency", "soon"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    assert done.returncode == 2 and "--latency" in done.stderr
+def test_command_line_rejects_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m agentsense.stub --latency soon`, its main() in-process: a usage error."""
+    from agentsense.stub.__main__ import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["--latency", "soon"])
+    assert exited.value.code == 2 and "--latency" in capsys.readouterr().err
