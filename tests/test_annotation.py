@@ -364,11 +364,9 @@ def test_the_round_trip_through_the_cli_and_the_report(
     kind_logs: dict[str, Path],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     log = str(kind_logs["full"])
     sheet = tmp_path / "sheet.csv"
-    monkeypatch.delenv("INSPECT_LOG_LEVEL", raising=False)  # main() sets it
 
     def run(*args: str) -> str:
         assert main(list(args)) == 0

@@ -31,7 +31,6 @@ def test_readme_build_export_and_evaluate(
     built = cli.run(["eval", "agentsense/construct", "--model", "standin/persona/builder"])
     assert built.returncode == 0, built.output[-3000:]
     monkeypatch.chdir(tmp_path)  # the README's relative path
-    monkeypatch.delenv("INSPECT_LOG_LEVEL", raising=False)  # main() sets it
     assert main(["scenarios", str(cli.log_dir), "--out", "scenarios.jsonl"]) == 0
     exported = capsys.readouterr().out
     assert "4 templates, 20 scenarios, 5 MCQs" in exported

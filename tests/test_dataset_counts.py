@@ -160,12 +160,9 @@ def test_bad_datasets_are_refused_naming_the_record(
 
 
 @pytest.mark.slow
-def test_stats_through_the_command(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_stats_through_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`agentsense stats demo --out DIR` (cli.main; the installed command's exit status is
     test_strict_arguments' `agentsense args ful`)."""
-    monkeypatch.delenv("INSPECT_LOG_LEVEL", raising=False)  # main() sets it
     assert main(["stats", "demo", "--out", str(tmp_path)]) == 0
     assert "# Dataset statistics: demo" in capsys.readouterr().out
     assert (tmp_path / "figures" / "goal_categories.png").stat().st_size > 1000

@@ -13,7 +13,7 @@ import itertools
 import json
 import pickle
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +24,10 @@ from inspect_ai.log import read_eval_log, write_eval_log
 from agentsense.analysis.log_merge import LogData, merge_logs, signature
 from agentsense.cli import main
 from agentsense.errors import ReportError
-from agentsense.report import assemble
+from agentsense.report import assemble, tables, variance_components
 from agentsense.report.assemble import SECTIONS, load_inputs, report_data, write_report
 from agentsense.report.document import Report, ReportOptions
+from agentsense.report.sections import judge_reliability
 from agentsense_logs import AGENT, JUDGES, KINDS, OTHER_KINDS, REJUDGE, rejudge, run_kind
 
 SUBSETS = [
@@ -100,21 +101,20 @@ def once(function: Callable[..., Any]) -> Callable[..., Any]:
     return cached
 
 
-@pytest.fixture(scope="module", autouse=True)
-def shared_computations() -> Iterator[None]:
-    """The subsets share the same scenes, so many reports here bootstrap the same variance
-    components, PSI and judge agreement: each distinct input is computed once (these functions
-    are deterministic, seeded), every report still runs every section."""
-    from agentsense.report import tables, variance_components
-    from agentsense.report.sections import judge_reliability
+# The subsets share the same scenes, so many reports here bootstrap the same variance components,
+# PSI and judge agreement: each distinct input is computed once per worker (these functions are
+# deterministic, seeded); every report still runs every section.
+ONCE = {
+    (variance_components, "with_intervals"): once(variance_components.with_intervals),
+    (tables, "psi_estimate"): once(tables.psi_estimate),
+    (judge_reliability, "judge_tables"): once(judge_reliability.judge_tables),
+}
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(
-            variance_components, "with_intervals", once(variance_components.with_intervals)
-        )
-        patch.setattr(tables, "psi_estimate", once(tables.psi_estimate))
-        patch.setattr(judge_reliability, "judge_tables", once(judge_reliability.judge_tables))
-        yield
+
+@pytest.fixture(autouse=True)
+def shared_computations(monkeypatch: pytest.MonkeyPatch) -> None:
+    for (module, name), cached in ONCE.items():
+        monkeypatch.setattr(module, name, cached)
 
 
 def test_the_matrix_covers_every_subset() -> None:

@@ -112,10 +112,7 @@ def test_inspect_eval_refuses_an_unknown_name_before_any_model_call(tmp_path: Pa
     assert "-T max_msgs: unknown; did you mean max_messages?" in output
 
 
-def test_agentsense_args_lists_every_argument_of_a_task(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("INSPECT_LOG_LEVEL", raising=False)  # main() sets it
+def test_agentsense_args_lists_every_argument_of_a_task(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["args", "full"]) == 0
     printed = capsys.readouterr().out
     lines = printed.splitlines()

@@ -251,7 +251,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.slow
 def test_the_users_path_eval_epochs_rejudge_report(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`inspect eval --epochs 2`, `inspect score -S repeat=1`, `agentsense report`: the run, the
     re-judge and the report in-process (`inspect_ai.eval`, `inspect_ai.score` appending, as
@@ -291,7 +291,6 @@ def test_the_users_path_eval_epochs_rejudge_report(
         for name, score in (sample.scores or {}).items()
     }
     assert repeats == {"goal_completion": 0, "goal_completion1": 1}
-    monkeypatch.delenv("INSPECT_LOG_LEVEL", raising=False)  # main() sets it
     out = tmp_path / "report"
     assert main(["report", str(logs), "--out", str(out), "--no-figures"]) == 0, capsys.readouterr()
     text = (out / "report.md").read_text()
