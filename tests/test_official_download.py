@@ -108,16 +108,17 @@ def test_truncated_transfer_is_rejected(online: FileServer, isolated: Path, mode
 def test_server_down_fails_fast_with_offline_hints(
     monkeypatch: pytest.MonkeyPatch, isolated: Path
 ) -> None:
-    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
+    # A port bound but not listening refuses connections, and no other test (xdist worker) can
+    # take it while the socket is held.
+    with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
-    monkeypatch.setenv("AGENTSENSE_DATA_URL", url)
-    monkeypatch.setattr(official, "RETRY_BACKOFF", 10.0)  # a retry would blow the time budget
-    start = time.monotonic()
-    with pytest.raises(DatasetError) as caught:
-        official_path()
-    assert time.monotonic() - start < 2
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}"
+        monkeypatch.setenv("AGENTSENSE_DATA_URL", url)
+        monkeypatch.setattr(official, "RETRY_BACKOFF", 10.0)  # a retry would blow the time budget
+        start = time.monotonic()
+        with pytest.raises(DatasetError) as caught:
+            official_path()
+        assert time.monotonic() - start < 2
     message = str(caught.value)
     assert f"could not be downloaded from {url}/{UPSTREAM_PATH}" in message
     assert "-T dataset=demo" in message and "-T dataset=/path/to/final_data.jsonl" in message
