@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -114,19 +114,19 @@ def rejudge(path: Path, kind: str, out: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def kind_logs(shared_build: SharedBuilds) -> dict[str, Path]:
-    """kind -> the path of one small log of that kind (each in its own folder)."""
-    return shared_build.many("kind", {kind: partial(run_kind, kind) for kind in KINDS})
+def kind_logs(shared_build: SharedBuilds) -> Mapping[str, Path]:
+    """kind -> the path of one small log of that kind (each in its own folder; built when used)."""
+    return shared_build.each("kind", {kind: partial(run_kind, kind) for kind in KINDS})
 
 
 @pytest.fixture(scope="session")
-def rejudged_logs(kind_logs: dict[str, Path], shared_build: SharedBuilds) -> dict[str, Path]:
+def rejudged_logs(kind_logs: Mapping[str, Path], shared_build: SharedBuilds) -> Mapping[str, Path]:
     """kind -> a re-judged copy of its log (goal kinds: another judge panel)."""
 
     def rejudged(kind: str) -> Callable[[Path], Path]:
         return lambda folder: rejudge(kind_logs[kind], kind, folder / f"{kind}-rejudged.eval")
 
-    return shared_build.many("rejudged", {kind: rejudged(kind) for kind in KINDS})
+    return shared_build.each("rejudged", {kind: rejudged(kind) for kind in KINDS})
 
 
 # --- the logs that are not model runs (the report has a section for each) ------------------------
@@ -159,6 +159,6 @@ def run_other_kind(kind: str, log_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def other_logs(shared_build: SharedBuilds) -> dict[str, Path]:
+def other_logs(shared_build: SharedBuilds) -> Mapping[str, Path]:
     """kind -> one small log of judge_check, construct and gca."""
-    return shared_build.many("other", {k: partial(run_other_kind, k) for k in OTHER_KINDS})
+    return shared_build.each("other", {k: partial(run_other_kind, k) for k in OTHER_KINDS})

@@ -6,7 +6,8 @@
   `--dist loadgroup` runs them on one worker and the fixture is built once.
 - `shared_build(name, build)`: an artefact built once per test run, whichever worker asks first,
   then shared by all workers, read-only (a test that changes it must copy it first). At the end
-  of the session, a test run that changed a shared artefact fails.
+  of the session, a test run that changed a shared artefact fails. `shared_build.each(prefix,
+  builds)`: a mapping of such artefacts, each built when a test first reads it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from _pytest.nodeid import NodeId
-from filelock import FileLock, Timeout
+from filelock import FileLock
 
 Build = Callable[[Path], Path]  # writes into an empty folder, returns the artefact's path
 Files = dict[str, list[int]]  # relative path -> [size, mtime_ns]
@@ -101,18 +102,9 @@ class SharedBuilds:
         with FileLock(self.root / f"{name}.lock"):
             return self._built(name) or self._build(name, build)
 
-    def many(self, prefix: str, builds: Mapping[str, Build]) -> dict[str, Path]:
-        """key -> the artefact `prefix-key` of each of `builds`; this worker first builds the ones
-        no other worker is building, then waits for the others."""
-        paths = {}
-        for key, build in builds.items():
-            name = f"{prefix}-{key}"
-            try:
-                with FileLock(self.root / f"{name}.lock", timeout=0):
-                    paths[key] = self._built(name) or self._build(name, build)
-            except Timeout:
-                continue
-        return {key: paths.get(key) or self(f"{prefix}-{key}", b) for key, b in builds.items()}
+    def each(self, prefix: str, builds: Mapping[str, Build]) -> Mapping[str, Path]:
+        """key -> the artefact `prefix-key`, built when a test first asks for it."""
+        return LazyBuilds(self, prefix, builds)
 
     def _marker(self, name: str) -> Path:
         return self.root / f"{name}.json"
@@ -140,6 +132,23 @@ class SharedBuilds:
             for name, folder in self.used.items()
             if files_of(folder) != json.loads(self._marker(name).read_text())["files"]
         ]
+
+
+class LazyBuilds(Mapping[str, Path]):
+    def __init__(self, builds: SharedBuilds, prefix: str, makers: Mapping[str, Build]) -> None:
+        self.builds, self.prefix, self.makers = builds, prefix, makers
+        self.paths: dict[str, Path] = {}
+
+    def __getitem__(self, key: str) -> Path:
+        if key not in self.paths:
+            self.paths[key] = self.builds(f"{self.prefix}-{key}", self.makers[key])
+        return self.paths[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.makers)
+
+    def __len__(self) -> int:
+        return len(self.makers)
 
 
 @pytest.fixture(scope="session")

@@ -5,13 +5,14 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from inspect_ai import Task, eval, score
 from inspect_ai.event import ModelEvent
-from inspect_ai.log import EvalLog, EvalSample, resolve_sample_attachments
+from inspect_ai.log import EvalLog, EvalSample, read_eval_log, resolve_sample_attachments
 
 from agentsense.gca.dataset import gca_dataset, load_circumstances
 from agentsense.gca.gca_simulation import GCASettings, gca_simulation
@@ -19,12 +20,9 @@ from agentsense.gca.record import Circumstance
 from agentsense.gca.score import dimension_score, severity_sum
 from agentsense.gca.scorer import KEYS, gca_critics
 from agentsense.tasks.gca import gca
+from agentsense_logs import GCA_ROLES
 
-ROLES = {
-    "next_speaker": "standin/gca/nsp",
-    "environment": "standin/gca/env",
-    "critic": "standin/gca/critic",
-}
+ROLES = GCA_ROLES  # the shared demo log's roles (agentsense_logs.other_logs)
 THOUGHT = re.compile(r"\[.*?\]")
 
 
@@ -61,8 +59,9 @@ def turns(sample: EvalSample) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def log(tmp_path_factory: pytest.TempPathFactory) -> EvalLog:
-    return run(tmp_path_factory.mktemp("gca"))
+def log(other_logs: Mapping[str, Path]) -> EvalLog:
+    """The demo run with the stand-in roles (the same run as `run(folder)`, built once per run)."""
+    return read_eval_log(str(other_logs["gca"]))
 
 
 def test_scores_follow_the_formula_from_the_logged_flaws(log: EvalLog) -> None:
