@@ -36,6 +36,7 @@ LAYERS: dict[str, int] = {
     "score_keys": 0,
     "reply_json": 0,
     "roles": 0,
+    "console": 0,
     # scenes and the datasets built from screenplays
     "dataset": 1,
     "construction": 2,

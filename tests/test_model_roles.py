@@ -1,5 +1,6 @@
-"""Model roles, strict like `-T`: a role no task of the run uses is refused with the closest one,
-a role the task needs and nobody bound is one line naming the flag, both before any model call."""
+"""Model roles, strict like `-T`: a role the task does not use is refused with the closest one,
+a role the task needs and nobody bound is one line naming the flag, both before any model call;
+AgentSense's console warnings are printed at full width and only on AgentSense's runs."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ from inspect_ai import eval
 from inspect_ai.log import read_eval_log
 
 import agentsense
+from agentsense.console import LEVEL_WIDTH
 from agentsense.errors import PrerequisiteError
 from agentsense.roles import TASK_ROLES, missing_roles, refused_roles
 from agentsense.stub import StubServer
-from agentsense.stub.harness import InspectCLI
+from agentsense.stub.harness import CliResult, InspectCLI
 from agentsense.tasks import goal
 
 AGENT = "standin/persona/agent"
@@ -133,10 +135,7 @@ def refused(cli: InspectCLI, *args: str, env: dict[str, str] | None = None) -> l
     assert result.returncode != 0, result.output[-2000:]
     assert "Traceback" not in result.output
     assert not list(cli.log_dir.iterdir())  # no log: nothing ran
-    banner = ("inspect_ai v", "- hooks enabled", "  agentsense/agentsense_")  # Inspect's
-    return [
-        line for line in result.output.splitlines() if line.strip() and not line.startswith(banner)
-    ]
+    return [line for line in result.output.splitlines() if line.strip()]
 
 
 @pytest.mark.slow
@@ -180,3 +179,74 @@ def test_inspect_eval_asks_for_a_missing_role_in_one_line(
     inspect_cli: InspectCLI, args: list[str], line: str
 ) -> None:
     assert refused(inspect_cli, *args) == [line]
+
+
+# --- console warnings: full width, and only on AgentSense's runs -------------------------------
+
+
+def warning_blocks(output: str) -> list[list[str]]:
+    """The console warnings of AgentSense: a `WARNING  ` line and its indented continuation."""
+    blocks: list[list[str]] = []
+    current: list[str] | None = None
+    for line in output.splitlines():
+        if line.startswith("WARNING  "):
+            current = [line]
+            blocks.append(current)
+        elif current is not None and line.startswith(" " * LEVEL_WIDTH) and line.strip():
+            current.append(line)
+        else:
+            current = None
+    return blocks
+
+
+def run_at_80_columns(cli: InspectCLI, args: list[str], env: dict[str, str]) -> CliResult:
+    result = cli.run(args, env={"COLUMNS": "80", **env})
+    assert result.returncode == 0, result.output[-3000:]
+    return result
+
+
+@pytest.mark.slow
+def test_warnings_read_at_full_width_at_80_columns(
+    stub: StubServer, inspect_cli: InspectCLI
+) -> None:
+    """A merging provider and no judge: both warnings, once each, a few lines of <= 80 columns
+    (in Inspect's log column the merge warning took 20 lines)."""
+    args = ["eval", "agentsense/goal", *DEMO, "-T", "max_messages=3", "--model", "vllm/agent"]
+    result = run_at_80_columns(inspect_cli, args, {"VLLM_BASE_URL": stub.base_url})
+    blocks = warning_blocks(result.output)
+    merge = [b for b in blocks if "merge(s)" in b[0]]
+    judging = [b for b in blocks if "No model is bound to the role 'judge'" in " ".join(b)]
+    assert len(merge) == 1 and len(judging) == 1, result.output[-3000:]
+    for block in merge + judging:
+        assert all(len(line) <= 80 for line in block), block
+        assert all(len(line) > 60 for line in block[:-1]), block  # filled to the width
+    assert len(merge[0]) <= 8
+    assert "hooks enabled" not in result.output
+
+
+OTHER_BENCHMARK = """
+from inspect_ai import Task, task
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.scorer import match
+
+USAGE = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+
+
+@task
+def other():
+    output = ModelOutput.from_content("mockllm/model", "4")
+    output.usage = USAGE
+    model = get_model("mockllm/model", custom_outputs=[output])
+    return Task(dataset=[Sample(input="2+2?", target="4")], scorer=match(), model=model)
+"""
+
+
+@pytest.mark.slow
+def test_another_benchmarks_run_prints_nothing_of_agentsense(inspect_cli: InspectCLI) -> None:
+    task = inspect_cli.root / "other.py"
+    task.write_text(OTHER_BENCHMARK, encoding="utf-8")
+    result = run_at_80_columns(inspect_cli, ["eval", task.name, "--display", "plain"], {})
+    assert "accuracy" in result.output  # it ran
+    assert "hooks enabled" not in result.output
+    assert "agentsense" not in result.output.lower()

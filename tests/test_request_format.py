@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from inspect_ai.event import InfoEvent
 from inspect_ai.log import resolve_sample_attachments
 from inspect_ai.model import get_model
 
+from agentsense.console import NAME, console_logger
 from agentsense.request_format import MERGING_PROVIDERS, merging_models
 from agentsense.stub.server import StubServer
 
@@ -45,6 +47,15 @@ def test_every_merging_model_of_a_run_is_named() -> None:
     assert merging_models("openai-api/vllm/agent", {"judge": "openai-api/vllm/j"}) == []
 
 
+@pytest.fixture
+def console(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
+    """caplog on the console warnings' logger (it does not propagate to the root logger)."""
+    console_logger().addHandler(caplog.handler)
+    with caplog.at_level(logging.WARNING, logger=NAME):
+        yield caplog
+    console_logger().removeHandler(caplog.handler)
+
+
 def run_goal(stub: StubServer, log_dir: Path, model: str, protocol: str) -> list[str]:
     """The info messages of the run's samples that speak of merging."""
     (log,) = eval(
@@ -66,11 +77,10 @@ def run_goal(stub: StubServer, log_dir: Path, model: str, protocol: str) -> list
 
 
 def test_official_mode_on_vllm_warns_once_with_the_parity_path(
-    stub: StubServer, log_dir: Path, caplog: pytest.LogCaptureFixture
+    stub: StubServer, log_dir: Path, console: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="agentsense.request_format"):
-        infos = run_goal(stub, log_dir, f"vllm/rf-{stub.port}", "official")
-    warnings = [r.getMessage() for r in caplog.records if "merge(s)" in r.getMessage()]
+    infos = run_goal(stub, log_dir, f"vllm/rf-{stub.port}", "official")
+    warnings = [r.getMessage() for r in console.records if "merge(s)" in r.getMessage()]
     assert len(warnings) == 1
     assert f"vllm/rf-{stub.port} (--model)" in warnings[0]
     assert "--model openai-api/vllm/<model>" in warnings[0] and "VLLM_BASE_URL" in warnings[0]
@@ -81,12 +91,11 @@ def test_official_mode_on_vllm_warns_once_with_the_parity_path(
 def test_no_warning_without_merging_or_outside_official_mode(
     stub: StubServer,
     log_dir: Path,
-    caplog: pytest.LogCaptureFixture,
+    console: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
     protocol: str,
 ) -> None:
     monkeypatch.setenv("VLLM_API_KEY", "local")
     model = "openai-api/vllm/agent" if protocol == "official" else f"vllm/rc-{stub.port}"
-    with caplog.at_level(logging.WARNING, logger="agentsense.request_format"):
-        assert run_goal(stub, log_dir, model, protocol) == []
-    assert not [r for r in caplog.records if "merge(s)" in r.getMessage()]
+    assert run_goal(stub, log_dir, model, protocol) == []
+    assert not [r for r in console.records if "merge(s)" in r.getMessage()]

@@ -4,23 +4,24 @@ The official code sends every earlier utterance as its own `user` message (docs/
 Some Inspect providers merge consecutive messages of the same role into one before sending
 (`vllm/`, `sglang/`, `hf/`, and `smollm/`, which runs on `hf/`); `openai-api/` sends them as
 they are. In official mode that changes every request after the first turn, silently, so each
-task run warns once on the console (Python logging) and in the transcript of each of its samples
+task run warns once on the console (`console.warn`) and in the transcript of each of its samples
 (Inspect keeps no task-level log records), naming the models and the parity path:
-`openai-api/vllm/<model>` talks to the same server (`VLLM_BASE_URL`) without merging.
+`openai-api/vllm/<model>` talks to the same server (`VLLM_BASE_URL`) without merging. The hook is
+registered when an AgentSense task is built (`tasks/strict.py`), not when Inspect loads the
+package, so other benchmarks' runs neither list nor call it.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from inspect_ai.hooks import Hooks, SampleStart, TaskEnd, TaskStart, hooks
 from inspect_ai.log import transcript
 
-logger = logging.getLogger(__name__)
+from .console import warn
+from .roles import TASK_PREFIX
 
-TASK_PREFIX = "agentsense/"
 # Providers whose ModelAPI.collapse_user_messages() is true (tests/test_request_format.py).
 MERGING_PROVIDERS = ("vllm", "sglang", "hf", "smollm")
 
@@ -69,7 +70,7 @@ class RequestFormatCheck(Hooks):
         merging = merging_models(spec.model, spec.model_roles)
         if merging:
             self.warnings[data.eval_id] = merging_warning(merging)
-            logger.warning(self.warnings[data.eval_id])
+            warn(self.warnings[data.eval_id])
 
     async def on_sample_start(self, data: SampleStart) -> None:
         if data.eval_id in self.warnings:

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 
-from inspect_ai.hooks import Hooks, TaskStart, hooks
 from inspect_ai.log import transcript
 from inspect_ai.model import Model, get_model, model_roles
 
 from ..roles import JUDGE_ROLE
 from ..score_keys import judge_key
-
-logger = logging.getLogger(__name__)
 
 # The scorers that put goals to the panel (registry names as the eval spec records them).
 JUDGED_SCORERS = ("goal_completion", "goal_and_mcq")
@@ -50,14 +46,3 @@ def judge_panel() -> tuple[list[Judge], bool]:
 
 def judges_goals(scorers: list[str]) -> bool:
     return any(name.rpartition("/")[2] in JUDGED_SCORERS for name in scorers)
-
-
-@hooks(name="agentsense_self_judging", description="Warns when no judge is bound.")
-class SelfJudgingCheck(Hooks):
-    """Say once on the console what each transcript says: the characters judge themselves."""
-
-    async def on_task_start(self, data: TaskStart) -> None:
-        spec = data.spec
-        scorers = [scorer.name for scorer in spec.scorers or []]
-        if judges_goals(scorers) and JUDGE_ROLE not in (spec.model_roles or {}):
-            logger.warning(f"AgentSense {spec.task}: {SELF_JUDGING} Self-judging inflates scores.")

@@ -86,6 +86,13 @@ def check_role_lists(argv: Sequence[str]) -> None:
         )
 
 
+def console_warnings() -> None:
+    """Register the hooks that warn on the console, now that an AgentSense task is built:
+    registered at import, Inspect would list them at the start of every run, others' too."""
+    from .. import request_format  # noqa: F401
+    from ..scenario import self_judging  # noqa: F401
+
+
 def strict_arguments(function: Callable[P, Task]) -> Callable[P, Task]:
     """Refuse undeclared `-T` names, empty role-list entries, roles the task does not use and
     missing roles it needs; put it under `@task`."""
@@ -102,6 +109,7 @@ def strict_arguments(function: Callable[P, Task]) -> Callable[P, Task]:
         refuse_unused(name, model_roles())  # before the data is read
         built = function(*args, **kwargs)
         require_needed(name, run_roles(built.model_roles), evaluated_model())
+        console_warnings()
         return task_with(built, setup=role_check(name))
 
     # Inspect hands every -T name to a task whose signature takes **kwargs (the check above
