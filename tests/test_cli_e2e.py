@@ -1,14 +1,10 @@
-"""End to end on the demo set with the stand-in model: the runs through `inspect_ai.eval`
-in-process (what `inspect eval` calls), a bad dataset through the real `inspect eval` CLI (its exit
-status and console)."""
+"""End to end on the demo set with the stand-in model, through `inspect_ai.eval` in-process (what
+`inspect eval` calls; the tests check the logs agentsense writes, not Inspect's CLI)."""
 
 from __future__ import annotations
 
 import itertools
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,18 +12,10 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
 from agentsense.dataset.samples import demo_path
+from agentsense.errors import PrerequisiteError
 
-INSPECT = str(Path(sys.executable).with_name("inspect"))
 JUDGES = "standin/persona/judge-a,standin/persona/judge-b,standin/persona/judge-c"
 GOAL_KEYS = ["self", "other", "judge_1", "judge_2", "judge_3", "judge_mean", "judge_majority"]
-
-
-def run_inspect(*args: str, log_dir: Path) -> subprocess.CompletedProcess[str]:
-    command = [INSPECT, "eval", *args, "--log-dir", str(log_dir), "--display", "plain"]
-    env = {**os.environ, "COLUMNS": "250"}  # rich wraps messages at 80 columns otherwise
-    return subprocess.run(
-        command, capture_output=True, text=True, timeout=600, check=False, env=env
-    )
 
 
 def run_in_process(task: str, log_dir: Path, **options: object) -> EvalLog:
@@ -161,18 +149,19 @@ def test_info_task_keeps_only_scenes_with_mcqs(tmp_path: Path) -> None:
 
 
 def test_bad_dataset_fails_fast_with_a_clear_message(tmp_path: Path) -> None:
+    """Refused before anything runs (test_bad_data shows how the real CLI prints the refusal:
+    exit status 1, no traceback)."""
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"sample_idx": 1}\nnot json\n')
-    result = run_inspect(
-        "agentsense/goal",
-        "-T",
-        f"dataset={bad}",
-        "--model",
-        "standin/persona/agent",
-        log_dir=tmp_path / "logs",
-    )
-    assert result.returncode != 0
-    output = result.stdout + result.stderr
+    with pytest.raises(PrerequisiteError) as raised:
+        inspect_eval(
+            "agentsense/goal",
+            task_args={"dataset": str(bad)},
+            model="standin/persona/agent",
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+        )
+    output = str(raised.value.message)
     assert f"{bad}:1 (sample_idx=1): field `template_idx`" in output
     assert f"{bad}:2:" in output and "invalid JSON" in output
-    assert "Traceback" not in output
+    assert not (tmp_path / "logs").exists() or not list((tmp_path / "logs").iterdir())

@@ -118,9 +118,20 @@ def test_same_model_name_shares_the_first_url(
 def test_http_stub_matches_the_in_process_stand_in(
     stub: StubServer, inspect_cli: InspectCLI
 ) -> None:
-    """Through `openai-api/` (no message merging) the stub scores exactly like `standin/`."""
-    judges = "judge=" + ",".join(f"standin/persona/judge-{j}" for j in "abc")
-    run_ok(inspect_cli, full_demo("--model", "standin/persona/agent", "--model-role", judges), {})
+    """Through `openai-api/` (no message merging) the stub scores exactly like `standin/` (run
+    in-process: the same task, scenes and arguments)."""
+    from inspect_ai import eval as inspect_eval
+
+    (standin,) = inspect_eval(
+        "agentsense/full",
+        task_args={"dataset": "demo"},
+        sample_id=[int(i) for i in SAMPLES.split(",")],
+        model="standin/persona/agent",
+        model_roles={"judge": [f"standin/persona/judge-{j}" for j in "abc"]},
+        log_dir=str(inspect_cli.log_dir),
+        display="none",
+    )
+    assert standin.status == "success", standin.error
     http_judges = "judge=" + ",".join(f"openai-api/stub/judge-{j}" for j in "abc")
     env = {"STUB_BASE_URL": stub.base_url, "STUB_API_KEY": "local"}
     run_ok(
