@@ -12,7 +12,9 @@ p = 2 · min(P(X <= chi2), P(X >= chi2))); H0 is rejected when p < alpha (0.05 i
 
 A template is *abnormal* when H0 is rejected for more than half of the runs tested on it (the
 paper: "rejecting over 5 models' results" of 11). Scores are the scene scores of one metric
-(default: judge majority, the paper's primary metric), epochs averaged.
+(default: judge majority, the paper's primary metric), epochs averaged. Each template's std has a
+95% chi-square interval under the same normal model (`stats.std_ci`); the table and the figure
+show that std.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..analysis.log_fields import records
 from ..score_keys import HEADLINE
 from .frames import Units
-from .stats import variance_test
+from .stats import Estimate, std_ci, variance_test
 
 DEFAULT_METRIC = HEADLINE
 ALPHA = 0.05
@@ -46,13 +49,16 @@ def template_tests(scenes: pd.DataFrame, metric: str, alpha: float) -> pd.DataFr
         for template, part in values.groupby("template_id", sort=True):
             scores = list(part[metric].astype(float))
             test = variance_test(scores, population)
+            spread = std_ci(scores)
             rows.append(
                 {
                     "group": group,
                     "template_id": template,
                     "n": len(scores),
                     "mean": float(np.mean(scores)),
-                    "std": float(np.std(scores, ddof=1)) if len(scores) > 1 else np.nan,
+                    "std": spread.mean,
+                    "std_low": spread.low,
+                    "std_high": spread.high,
                     "population_variance": population,
                     "chi2": test.chi2,
                     "p": test.p,
@@ -67,12 +73,27 @@ def template_tests(scenes: pd.DataFrame, metric: str, alpha: float) -> pd.DataFr
             "n",
             "mean",
             "std",
+            "std_low",
+            "std_high",
             "population_variance",
             "chi2",
             "p",
             "rejected",
         ],
     )
+
+
+def std_estimates(tests: pd.DataFrame) -> dict[str, dict[str, Estimate]]:
+    """group -> template -> the per-template std with its 95% CI (`std_ci`), as tested."""
+    return {
+        str(group): {
+            str(row["template_id"]): Estimate(
+                float(row["std"]), float(row["std_low"]), float(row["std_high"]), int(row["n"])
+            )
+            for row in records(part)
+        }
+        for group, part in tests.groupby("group", sort=True)
+    }
 
 
 def abnormal_templates(tests: pd.DataFrame) -> pd.DataFrame:

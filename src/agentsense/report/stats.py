@@ -109,6 +109,22 @@ def mean_ci(values: Sequence[float], level: float = CONFIDENCE) -> Estimate:
     return Estimate(mean, mean - half, mean + half, n)
 
 
+def std_ci(values: Sequence[float], level: float = CONFIDENCE) -> Estimate:
+    """Sample standard deviation (ddof=1) of the non-NaN values and its chi-square confidence
+    interval, sqrt((n - 1) s² / chi2 quantiles) on n - 1 degrees of freedom: the normal model
+    of the variance test (`variance_test`). `mean` holds the std."""
+    data = _finite(values)
+    n = int(data.size)
+    if n < 2:
+        return Estimate(math.nan, math.nan, math.nan, n)
+    std = float(data.std(ddof=1))
+    tail = (1 - level) / 2
+    scaled = (n - 1) * std**2
+    low = math.sqrt(scaled / float(sps.chi2.ppf(1 - tail, n - 1)))
+    high = math.sqrt(scaled / float(sps.chi2.ppf(tail, n - 1)))
+    return Estimate(std, low, high, n)
+
+
 def wilson_interval(p: float, variance: float, n: int, critical: float) -> tuple[float, float]:
     """Wilson score interval of a mean p in [0, 1] whose variance is `variance`: the score
     interval at the effective sample size n* = p(1 - p) / variance (quasi-binomial: the

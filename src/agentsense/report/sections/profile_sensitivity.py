@@ -9,11 +9,11 @@ import pandas as pd
 from .. import tables
 from ..content import Absent, Content
 from ..document import Inputs
-from ..frames import Units
-from ..plots import FigureRecord, bar_figure
+from ..headers import HEADERS
+from ..plots import FigureRecord, Panel, bar_figure
 from ..render import markdown
-from ..sensitivity import Sensitivity, profile_sensitivity
-from .shared import bar_panels, has_values
+from ..sensitivity import Sensitivity, profile_sensitivity, std_estimates
+from .shared import has_values
 
 
 def sensitivity_section(inputs: Inputs) -> Content:
@@ -31,7 +31,7 @@ def sensitivity_section(inputs: Inputs) -> Content:
     report.csv(result.tests, "sensitivity_tests")
     report.csv(result.templates, "abnormal_templates")
     return _sensitivity_text(result) + report.figure(
-        "sensitivity", lambda path: _sensitivity_figure(units, result, path)
+        "sensitivity", lambda path: _sensitivity_figure(result, path)
     )
 
 
@@ -54,11 +54,23 @@ def _sensitivity_text(result: Sensitivity) -> str:
     )
 
 
-def _sensitivity_figure(units: Units, result: Sensitivity, path: Path) -> FigureRecord:
-    abnormal = set(result.templates.loc[result.templates["abnormal"], "template_id"])
-    frame = tables.breakdown(tables.real_scenes(units), "template_id", [result.metric])
-    panels = bar_panels(frame, "template_id", [result.metric])
-    for panel in panels:
-        panel.x = [f"{x}*" if x in abnormal else x for x in panel.x]
-    title = f"{result.metric} per template (* abnormal)"
-    return bar_figure(panels, title, path)
+def _sensitivity_figure(result: Sensitivity, path: Path) -> FigureRecord:
+    """The table's numbers: each template's std per run, with its 95% CI."""
+    abnormal = {str(t) for t in result.templates.loc[result.templates["abnormal"], "template_id"]}
+    stds = std_estimates(result.tests)
+    templates = sorted({t for by_template in stds.values() for t in by_template}, key=_order)
+    panel = Panel(
+        f"Per-template std of {HEADERS.get(result.metric, result.metric)}",
+        [f"{t}*" if t in abnormal else t for t in templates],
+        {group: [by_template.get(t) for t in templates] for group, by_template in stds.items()},
+    )
+    title = f"{result.metric}: per-template std (* abnormal)"
+    return bar_figure([panel], title, path, ylabel="std over the template's scenes (%, 95% CI)")
+
+
+def _order(template: str) -> tuple[int, float | str]:
+    """Templates in the table's order: numbers by value, then names."""
+    try:
+        return 0, float(template)
+    except ValueError:
+        return 1, template
