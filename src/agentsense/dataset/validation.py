@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,6 +22,32 @@ from .schema import Scenario
 
 # Stop listing after this many problems: the first screenful is what a user acts on.
 MAX_REPORTED = 25
+# The keys that tell a record of each schema apart, and the tasks each schema fits.
+SCHEMA_KEYS = {"agentsense": ("sample_idx", "characters"), "coser": ("book", "i_p", "i_c")}
+FITS = {
+    "agentsense": "AgentSense scenarios, which fit agentsense/goal, info, full, blind, "
+    "labelling and script_prediction (and pairwise once their roles are labelled)",
+    "coser": "CoSER scenes, which fit agentsense/gca (not this task)",
+}
+
+
+def to_jsonl(file: str) -> str:
+    """The commands that turn a JSON array file into JSON Lines."""
+    source, target = shlex.quote(file), shlex.quote(str(Path(file).with_suffix(".jsonl")))
+    return (
+        f"jq -c '.[]' {source} > {target}, or python -c \"import json, sys; "
+        f'[print(json.dumps(r)) for r in json.load(open(sys.argv[1]))]" {source} > {target}'
+    )
+
+
+def schema_of(record: Any) -> str | None:
+    """'agentsense' or 'coser' when a record has the keys that identify that schema."""
+    if not isinstance(record, dict):
+        return None
+    for schema, keys in SCHEMA_KEYS.items():
+        if all(key in record for key in keys):
+            return schema
+    return None
 
 
 @dataclass(frozen=True)
@@ -216,6 +243,38 @@ def _parse_line(file: str, number: int, text: str) -> tuple[dict[str, Any] | Non
     return raw, None
 
 
+def _array_problem(file: str, data: bytes) -> Problem | None:
+    """A file that is one JSON array (pretty-printed or not) is one problem, not one per line."""
+    if not data.lstrip().startswith(b"["):
+        return None
+    try:
+        records = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        found = f"a file that starts with '[' but is not valid JSON either ({error})"
+        return Problem(file, None, None, "", found, "JSON Lines: one JSON object per line")
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        return None  # not records in the wrong layout: the lines are reported as they are
+    if records and schema_of(records[0]) == "coser":
+        found = f"one JSON array of {len(records)} {FITS['coser']}"
+        return Problem(file, None, None, "", found, "AgentSense scenarios (JSON Lines)")
+    return Problem(
+        file,
+        None,
+        None,
+        "",
+        f"one JSON array of {len(records)} records",
+        f"JSON Lines, one scenario object per line; convert it with {to_jsonl(file)}",
+    )
+
+
+def _record_problem(file: str, number: int, raw: dict[str, Any]) -> Problem | None:
+    """A CoSER record in an AgentSense dataset: name the task it fits."""
+    if schema_of(raw) != "coser":
+        return None
+    found = "a record of " + FITS["coser"]
+    return Problem(file, number, None, "", found, "an AgentSense scenario record")
+
+
 def read_scenarios(path: str | Path) -> list[Scenario]:
     """Load and validate every record of a JSONL file; raise `DatasetError` listing all problems."""
     file = str(path)
@@ -251,6 +310,9 @@ def read_scenarios(path: str | Path) -> list[Scenario]:
                 )
             ],
         )
+    array = _array_problem(file, data)
+    if array is not None:
+        raise DatasetError(file, [array])
     problems: list[Problem] = []
     scenarios: list[tuple[int, Scenario]] = []
     for number, chunk in enumerate(data.split(b"\n"), start=1):
@@ -258,7 +320,9 @@ def read_scenarios(path: str | Path) -> list[Scenario]:
             continue
         text, problem = _decode(file, number, chunk)
         raw, problem = (None, problem) if text is None else _parse_line(file, number, text)
-        if raw is None:
+        if raw is not None:
+            problem = _record_problem(file, number, raw)
+        if raw is None or problem is not None:
             problems.append(problem)  # type: ignore[arg-type]
             continue
         try:

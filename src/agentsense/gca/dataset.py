@@ -29,7 +29,7 @@ from inspect_ai.util import download
 from pydantic import ValidationError
 
 from ..cache import cache_dir
-from ..dataset.validation import MAX_REPORTED, DatasetError
+from ..dataset.validation import FITS, MAX_REPORTED, DatasetError, schema_of
 from ..errors import PrerequisiteError
 from .compared_texts import reference_text
 from .record import Circumstance
@@ -170,12 +170,39 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _first_record(text: str) -> Any:
+    """The first record of a file that is not one JSON document (JSON Lines, say), or None."""
+    for line in text.splitlines():
+        if line.strip():
+            try:
+                return json.loads(line)
+            except json.JSONDecodeError:
+                return None
+    return None
+
+
+def _other_schema(source: str, record: Any) -> None:
+    """An AgentSense dataset given to gca: one error naming the tasks it fits."""
+    if schema_of(record) == "agentsense":
+        raise GCADataError(
+            source,
+            f"{source} holds {FITS['agentsense']}; agentsense/gca reads CoSER's JSON list of "
+            "scenes (docs/gca.md, 'Data'): -T dataset=official, example, demo, or such a file.",
+        )
+
+
 def read_circumstances(path: Path, source: str) -> list[Circumstance]:
     """Every record of the file, or one error that lists every bad record and field."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
         raise GCADataError(source, f"{source} is not a JSON file ({error}).") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        _other_schema(source, _first_record(text))
+        raise GCADataError(source, f"{source} is not a JSON file ({error}).") from None
+    _other_schema(source, data[0] if isinstance(data, list) and data else data)
     if not isinstance(data, list):
         raise GCADataError(source, f"{source} must hold a JSON list of records.")
     problems = [line for i, raw in enumerate(data) for line in _record_problems(i, raw)]

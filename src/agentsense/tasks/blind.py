@@ -14,7 +14,7 @@ from inspect_ai import Task, task
 
 from ..leakage.blind_test import BLIND_KEY, blind_interview, blind_mcq
 from ..protocol import Mode, OptionMark
-from .common import TaskArguments, agentsense_task, task_scenes
+from .common import NEEDS_MCQS, TaskArguments, agentsense_task, task_scenes
 from .strict import strict_arguments
 
 # No conversation: the message budget does not apply.
@@ -41,7 +41,7 @@ def blind(
         epochs: times each question is asked (the paper: 3).
     """
     arguments = TaskArguments.parse(locals(), exclude=BLIND_EXCLUDES)
-    scenes = task_scenes(arguments, "blind", keep=lambda scene: scene.has_mcq)
+    scenes = task_scenes(arguments, "blind", keep=lambda scene: scene.has_mcq, needs=NEEDS_MCQS)
     return agentsense_task(
         arguments,
         solver=blind_interview(protocol=arguments.settings, seed=seed),

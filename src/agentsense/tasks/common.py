@@ -118,10 +118,20 @@ def argument_errors(error: ValidationError) -> str:
     return "Invalid AgentSense task argument(s):\n" + "\n".join(lines)
 
 
+# What a task's scene filter asks, and where a file without such scenes fits.
+NEEDS_ROLES = (
+    "scenes whose `roles` label characters sender and receiver, as -T dataset=official_roles "
+    "has (`agentsense labels LOG --dataset-out FILE.jsonl` writes them from an "
+    "agentsense/labelling run); scenes without roles fit agentsense/goal, info and full"
+)
+NEEDS_MCQS = "scenes with MCQs (`info_reason_questions`); scenes without them fit agentsense/goal"
+
+
 def task_scenes(
-    arguments: TaskArguments, name: str, keep: SceneFilter | None = None
+    arguments: TaskArguments, name: str, keep: SceneFilter | None = None, needs: str = ""
 ) -> list[Scenario]:
-    """The task's scenes, checked against the protocol before any model is called."""
+    """The task's scenes, checked against the protocol before any model is called (`needs`:
+    what `keep` asks of a scene, and where a file without such scenes fits)."""
     scenes = load_scenarios(arguments.dataset)
     if keep is not None:
         scenes = [scene for scene in scenes if keep(scene)]
@@ -132,7 +142,8 @@ def task_scenes(
         raise DatasetError(arguments.dataset, problems)
     if not scenes:
         raise PrerequisiteError(
-            f"No scene of dataset {arguments.dataset!r} fits the task {name!r}."
+            f"No scene of dataset {arguments.dataset!r} fits the task {name!r}"
+            + (f": it needs {needs}." if needs else ".")
         )
     if arguments.per_template is not None:
         scenes = per_template_scenes(scenes, arguments.per_template)

@@ -14,7 +14,7 @@ from inspect_ai import Task, task
 from ..protocol import Mode, OptionMark
 from ..score_keys import MCQ_ACCURACY
 from ..scorers.scoring import goal_and_mcq, goal_completion, mcq_accuracy
-from .common import TaskArguments, agentsense_task, task_scenes
+from .common import NEEDS_MCQS, TaskArguments, agentsense_task, task_scenes
 from .strict import strict_arguments
 
 
@@ -54,7 +54,7 @@ def info(
 ) -> Task:
     """Private-information MCQ accuracy on the scenes that have MCQs."""
     arguments = TaskArguments.parse(locals())
-    scenes = task_scenes(arguments, "info", keep=lambda scene: scene.has_mcq)
+    scenes = task_scenes(arguments, "info", keep=lambda scene: scene.has_mcq, needs=NEEDS_MCQS)
     return agentsense_task(
         arguments,
         scorer=mcq_accuracy(),

@@ -19,7 +19,7 @@ from ..protocol import Mode, OptionMark
 from ..roles import RECEIVER_ROLE, SENDER_ROLE
 from ..scenario.persona import has_both_roles, role_binding
 from ..scorers.scoring import goal_and_mcq
-from .common import TaskArguments, agentsense_task, task_scenes
+from .common import NEEDS_ROLES, TaskArguments, agentsense_task, task_scenes
 from .strict import strict_arguments
 
 
@@ -47,7 +47,7 @@ def pairwise(
         receiver: model for the role `receiver` (same fallbacks).
     """
     arguments = TaskArguments.parse(locals())
-    scenes = task_scenes(arguments, "pairwise", keep=has_both_roles)
+    scenes = task_scenes(arguments, "pairwise", keep=has_both_roles, needs=NEEDS_ROLES)
     built = agentsense_task(arguments, scorer=goal_and_mcq(), scenes=scenes, bind=role_binding)
     roles = {
         role: model for role, model in ((SENDER_ROLE, sender), (RECEIVER_ROLE, receiver)) if model
