@@ -224,7 +224,7 @@ def test_gate_fails_closed_on_unfinished_or_partial_runs(
     errored.status = "error"
     write_eval_log(errored, str(tmp_path / "errored.eval"))
     assert main(["compare", str(base), str(tmp_path / "errored.eval")]) == 2
-    assert "status error" in capsys.readouterr().err
+    assert "errored.eval (stopped by an error: 8 of 8 scenes" in capsys.readouterr().err
     partial = read_eval_log(str(base))
     partial.samples = (partial.samples or [])[2:]
     write_eval_log(partial, str(tmp_path / "partial.eval"))

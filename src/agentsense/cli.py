@@ -237,11 +237,15 @@ def parser() -> argparse.ArgumentParser:
 
 def run_report(args: argparse.Namespace) -> int:
     from .errors import ReportError
-    from .report.assemble import write_report
-    from .report.document import ReportOptions
+    from .report.console import wrapped
+    from .report.out_folder import check_out
 
     if not args.logs:
         raise ReportError("no log given: pass log files or folders of logs (e.g. logs/).")
+    check_out(args.out)
+    from .report.assemble import write_report
+    from .report.document import ReportOptions
+
     sheets = [path for path in args.labels if path.suffix.lower() == ".csv"]
     labels = [path for path in args.labels if path not in sheets]
     if len(sheets) > 1 or len(labels) > 1:
@@ -258,15 +262,19 @@ def run_report(args: argparse.Namespace) -> int:
         figures=not args.no_figures,
     )
     report = write_report(args.logs, options)
-    for line in report.runs:
-        print(f"Run: {line}")
-    for note in report.notes:
-        print(f"Note: {note}")
-    for line in report.left_out():
-        print(f"Left out: {line}")
+    for prefix, lines in (
+        ("UNFINISHED: ", report.unfinished),
+        ("Run: ", report.runs),
+        ("Note: ", report.notes),
+        ("Left out: ", report.left_out()),
+    ):
+        for line in lines:
+            print(wrapped(line, prefix))
     print(
-        f"Wrote {args.out / 'report.md'}: {len(report.sections)} sections, "
-        f"{len(report.tables)} tables, {len(report.figures)} figures."
+        wrapped(
+            f"Wrote {args.out / 'report.md'}: {len(report.sections)} sections, "
+            f"{len(report.tables)} tables, {len(report.figures)} figures."
+        )
     )
     return EXIT_OK
 
@@ -434,11 +442,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     os.environ.setdefault("INSPECT_LOG_LEVEL", "error")
     from .errors import ReportError
+    from .report.console import paragraphs
 
     try:
         return COMMANDS[args.command](args)
     except ReportError as error:
-        print(f"agentsense {args.command}: error: {error}", file=sys.stderr)
+        print(paragraphs(str(error), f"agentsense {args.command}: error: "), file=sys.stderr)
         return EXIT_ERROR
 
 

@@ -12,7 +12,8 @@
    log's sample (newest by creation time, then file modification time).
 
 The merged run is named by its newest log; its status is `success` only if every piece's is,
-leaving out unfinished pieces whose samples all came again in newer pieces (`eval-retry`).
+leaving out unfinished pieces whose samples all came again in newer pieces (`eval-retry`). Its
+plan is the union of its pieces' plans (`progress`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ReportError
+from .progress import plan_counts
 
 # Task arguments that select samples rather than define the run.
 SELECTION_ARGS = ("shard",)
@@ -154,7 +156,8 @@ def _merged_run(group: list[LogData], owners: dict[Key, LogData]) -> dict[str, A
         if log.run["status"] != "success" and (id(log) in contributing or not finished)
     ]
     return {
-        **newest.run,
+        **{key: value for key, value in newest.run.items() if key != "planned"},
+        **plan_counts(log.run.get("planned") for log in group),
         "status": failed[0] if failed else "success",
         "logs": len(group),
         "log_files": [log.name for log in sorted(group, key=LogData.order)],

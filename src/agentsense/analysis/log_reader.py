@@ -55,6 +55,7 @@ from .log_fields import (
     short_task,
 )
 from .log_merge import LogData, config_key, merge_logs, signature
+from .progress import planned_keys
 from .sample_rows import goal_rows, mcq_rows, sample_context, scene_row
 
 
@@ -136,6 +137,8 @@ def _eval_row(row: Mapping[str, Any]) -> dict[str, Any]:
         "eval_id": row["eval_id"],
         "created": row["created"],
         "status": row["status"],
+        # What the log was to run: its sample ids (after --limit, --sample-id) x epochs.
+        "planned": planned_keys(row.get("dataset_sample_ids"), row.get("epochs")),
         "task": task,
         "kind": TASK_KINDS[task],
         "model": model,

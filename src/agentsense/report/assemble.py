@@ -23,6 +23,7 @@ from .headers import HEADERS
 from .judge_check_section import judge_check_section
 from .labels import apply_labels, read_labels
 from .other_logs import OtherLogs, split_logs
+from .out_folder import check_out
 from .repeated import repeated_section
 from .sections.attack_defence import attack_section
 from .sections.breakdowns import (
@@ -36,7 +37,13 @@ from .sections.judge_reliability import reliability_section
 from .sections.label_agreement import labelling_section
 from .sections.leakage_baseline import leakage_section
 from .sections.profile_sensitivity import sensitivity_section
-from .sections.runs import notes_section, run_line, runs_section
+from .sections.runs import (
+    notes_section,
+    run_line,
+    runs_section,
+    unfinished_banner,
+    unfinished_lines,
+)
 from .sections.sender_receiver import pairs_section
 from .sections.shared import written
 from .sections.statistics_notes import statistics_section
@@ -179,6 +186,11 @@ def report_data(
     if left_out:
         # After the runs: what this report cannot show, and why.
         parts.insert(2 if "Runs" in report.sections else 1, left_out)
+    if units is not None:
+        report.unfinished = unfinished_lines(units.runs)
+    if report.unfinished:
+        # First thing a reader sees: these numbers cover only part of the plan.
+        parts.insert(1, unfinished_banner(report.unfinished))
     others_runs = report.runs
     report.runs = [run_line(run) for run in records(units.runs)] if units is not None else []
     report.runs += others_runs
@@ -191,6 +203,7 @@ def report_data(
 
 
 def write_report(inputs: Sequence[str], options: ReportOptions) -> Report:
+    check_out(options.out)
     loaded = load_inputs(inputs, options)
     (options.out / "figures").mkdir(parents=True, exist_ok=True)
     report = report_data(loaded, options)

@@ -23,9 +23,11 @@ import pandas as pd
 
 from ..analysis.log_fields import records
 from ..analysis.log_reader import load_scores
+from ..analysis.progress import shortfall
 from ..errors import ReportError
 from ..score_keys import BLIND_MCQ_ACCURACY, HEADLINE, MCQ_ACCURACY, SCENE_KEYS
 from .comparable import ALLOW_MIXED, ALLOW_TASK, differences
+from .console import blocks
 from .render import markdown
 from .stats import Paired, Test, min_detectable_difference, paired
 
@@ -137,10 +139,10 @@ def chosen_metrics(base: pd.DataFrame, new: pd.DataFrame, asked: Sequence[str]) 
 def check_complete(base: pd.DataFrame, new: pd.DataFrame, runs: dict[str, pd.DataFrame]) -> None:
     """A gate fails closed: an unfinished run, or scenes of BASE missing from NEW, is not a pass."""
     unfinished = [
-        f"{name}: {Path(str(log)).name} (status {status})"
+        f"{name}: {Path(str(run['log'])).name} ({shortfall(run)})"
         for name, frame in runs.items()
-        for log, status in zip(frame["log"], frame["status"], strict=True)
-        if status != "success"
+        for run in records(frame)
+        if shortfall(run) is not None
     ]
     missing = base.index.difference(new.index)
     problems = unfinished + (

@@ -45,6 +45,7 @@ class Report:
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)  # CSV name -> its table
     markdown: str = ""  # report.md
     runs: list[str] = field(default_factory=list)  # one line per run, for the console
+    unfinished: list[str] = field(default_factory=list)  # one line per unfinished run
     notes: list[str] = field(default_factory=list)
 
     def csv(self, frame: pd.DataFrame, name: str) -> None:

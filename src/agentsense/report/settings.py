@@ -7,7 +7,8 @@ and, for runs that judge goals, the judge panel. `max_messages` may differ: it i
 rounds" factor of the paper's Fig. 10, so runs with other values become separate rows.
 
 A report on runs whose settings differ is refused unless `allow_mixed` is set; the settings that
-differ then become part of the row labels, so no row mixes them.
+differ then become part of the row labels, so no row mixes them. An unfinished run (cancelled,
+stopped by an error, killed) gets a row of its own whose label says how far it got.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from ..analysis.log_fields import records
+from ..analysis.progress import shortfall
 from ..errors import ReportError
 
 # Settings that must agree across runs (the judge panel only across runs that judge goals).
@@ -90,6 +92,13 @@ def subset_suffix(run: dict[str, Any]) -> str:
     return f" [per_template={int(count)}]"
 
 
+def unfinished_suffix(run: dict[str, Any]) -> str:
+    """An unfinished run (progress.shortfall) says so in every row it feeds, and is never pooled
+    with a finished run's scenes."""
+    short = shortfall(run)
+    return "" if short is None else f" [{run['task']} {short}]"
+
+
 def label_runs(evals: pd.DataFrame, allow_mixed: bool = False) -> pd.DataFrame:
     """Add `variant` (the differing settings), `family` (model or pair + variant) and `group`
     (family + rounds if they vary).
@@ -107,7 +116,7 @@ def label_runs(evals: pd.DataFrame, allow_mixed: bool = False) -> pd.DataFrame:
     families, groups, variants, whole = [], [], [], []
     for run in records(labelled):
         variant = _suffix(run, differ)
-        family = _base_label(run) + variant
+        family = _base_label(run) + variant + unfinished_suffix(run)
         with_rounds = rounds_vary and run["kind"] not in ("blind", *UNCHECKED_KINDS)
         group = f"{family} [rounds={int(run[ROUNDS])}]" if with_rounds else family
         subset = subset_suffix(run)

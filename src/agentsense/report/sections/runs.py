@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from ...analysis.log_fields import records
+from ...analysis.progress import shortfall
 from ..content import Absent, Content
 from ..document import Inputs
 from ..render import markdown
@@ -34,6 +35,29 @@ def run_line(run: dict[str, object]) -> str:
     return (
         f"{run['task']} {_who(run)}: {logs} log{'s' if logs > 1 else ''}, {run.get('scenes', 0)} "
         f"scenes, scoring {run.get('scoring')}"
+    )
+
+
+def unfinished_lines(runs: pd.DataFrame) -> list[str]:
+    """One line per run that did not finish its plan (progress.shortfall), with the fix."""
+    lines = []
+    for run in records(runs):
+        short = shortfall(run)
+        if short is None:
+            continue
+        fix = (
+            "rerun the samples that failed"
+            if run["status"] == "success"
+            else f"finish it with `inspect eval-retry {Path(str(run['log'])).name}`"
+        )
+        lines.append(f"{run['task']} {_who(run)} ({_log_names(run)}): {short}; {fix}.")
+    return lines
+
+
+def unfinished_banner(lines: list[str]) -> str:
+    return (
+        "> **Unfinished runs: their rows cover only part of what they planned.**\n>\n"
+        + "\n".join(f"> - {line}" for line in lines)
     )
 
 
