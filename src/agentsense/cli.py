@@ -297,7 +297,8 @@ def compare_sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from .report.compare import CompareOptions, compare, comparison_frame, comparison_table
+    from .report.compare import CompareOptions, compare, comparison_frame, comparison_text
+    from .report.console import wrapped
 
     options = CompareOptions(
         metrics=args.metric,
@@ -312,29 +313,36 @@ def run_compare(args: argparse.Namespace) -> int:
     )
     base, new = compare_sides(args)
     comparison = compare(base, new, options)
-    print(comparison_table(comparison, options))
+    print(comparison_text(comparison, options))
     print(
-        f"\n{comparison.pairs} paired samples; {comparison.base_only} only in BASE, "
-        f"{comparison.new_only} only in NEW."
+        "\n"
+        + wrapped(
+            f"{comparison.pairs} paired samples; {comparison.base_only} only in BASE, "
+            f"{comparison.new_only} only in NEW."
+        )
     )
     for note in comparison.notes:
-        print(f"Note: {note}")
+        print(wrapped(note, "Note: "))
     if args.csv is not None:
         comparison_frame(comparison).to_csv(args.csv, index=False)
     untested = [r.metric for r in comparison.results if math.isnan(r.result.p_regression)]
     if untested and not args.allow_incomplete:
         print(
-            f"UNTESTED: {', '.join(untested)} (no regression test: fewer than 2 templates or "
-            "pairs). The gate cannot pass on them: evaluate more templates, or pass "
-            "--allow-incomplete.",
+            wrapped(
+                f"UNTESTED: {', '.join(untested)} (no regression test: fewer than 2 templates "
+                "or pairs). The gate cannot pass on them: evaluate more templates, or pass "
+                "--allow-incomplete."
+            ),
             file=sys.stderr,
         )
         return EXIT_ERROR
     failed = [r.metric for r in comparison.results if r.regression]
     if failed:
         print(
-            f"REGRESSION: {', '.join(failed)} dropped by more than {args.max_drop:g} "
-            f"(p < {args.alpha:g})."
+            wrapped(
+                f"REGRESSION: {', '.join(failed)} dropped by more than {args.max_drop:g} "
+                f"(p < {args.alpha:g})."
+            )
         )
         return EXIT_REGRESSION
     print("No significant regression.")

@@ -207,7 +207,10 @@ def _p(value: float) -> str:
     return "–" if value != value else f"{value:.3g}"
 
 
-def comparison_table(comparison: Comparison, options: CompareOptions) -> str:
+def comparison_rows(
+    comparison: Comparison, options: CompareOptions
+) -> tuple[list[str], list[list[str]]]:
+    """The comparison's header and one row of cells per metric."""
     head = [
         "metric",
         "pairs",
@@ -247,7 +250,17 @@ def comparison_table(comparison: Comparison, options: CompareOptions) -> str:
                 verdict,
             ]
         )
-    return markdown(head, rows)
+    return head, rows
+
+
+def comparison_table(comparison: Comparison, options: CompareOptions) -> str:
+    """The comparison as a Markdown table (for files)."""
+    return markdown(*comparison_rows(comparison, options))
+
+
+def comparison_text(comparison: Comparison, options: CompareOptions) -> str:
+    """The comparison for an 80-column console: a block per metric."""
+    return blocks(*comparison_rows(comparison, options))
 
 
 def comparison_frame(comparison: Comparison) -> pd.DataFrame:

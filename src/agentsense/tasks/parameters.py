@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
 from .. import tasks
+from ..report.console import wrapped
 from .common import TaskArguments, cli_names
 from .strict import declared_names
 
@@ -129,7 +130,8 @@ def section() -> str:
 
 
 def arguments_text(name: str) -> str:
-    """A task's arguments as plain text: one line each with its type, default and meaning."""
+    """A task's arguments as plain text for an 80-column console: a line each with its name,
+    type and default, then its meaning wrapped below it."""
     if name not in tasks.__all__:
         raise ValueError(f"no task {name!r}; the tasks: {', '.join(tasks.__all__)}")
     function = getattr(tasks, name)
@@ -147,7 +149,8 @@ def arguments_text(name: str) -> str:
     lines = [f"agentsense/{name} takes (-T name=value):"]
     for row, n in zip(rows, declared_names(function), strict=True):
         cells = "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
-        lines.append(f"  {cells}  {describe(n, function)}")
+        lines.append(wrapped(cells.rstrip(), "  ", "      "))
+        lines.append(wrapped(describe(n, function), "      ", "      "))
     return "\n".join(lines)
 
 
