@@ -250,7 +250,7 @@ def test_several_logs_per_side_are_merged(
     first = piece(base, tmp_path / "first.eval", slice(0, half), "piece-1")
     second = piece(base, tmp_path / "second.eval", slice(half - 2, None), "piece-2")
     assert main(["compare", "--base", str(first), str(second), "--new", str(base)]) == 0
-    printed = capsys.readouterr().out
+    printed = " ".join(capsys.readouterr().out.split())  # the console wraps at 80 columns
     assert f"{2 * len(SAMPLES)} paired samples; 0 only in BASE, 0 only in NEW" in printed
     assert "2 logs of one run configuration" in printed and "2 identical duplicate" in printed
     folder = tmp_path / "pieces"

@@ -24,9 +24,10 @@ def test_report_out_at_a_file(
     log = "logs/"  # refused before any log is read
     assert main(["report", log, "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert " ".join(err.split()).startswith(
-        f"agentsense report: error: --out {out}: {existing} is a file, not a folder; give a "
-        "folder for report.md, the CSVs and the figures (e.g. --out report-report/)."
+    what = "a file" if inside else "a file, not a folder"
+    assert err == (
+        f"agentsense report: error: --out {out}: {existing} is {what}.\n"
+        "  Give a folder for the report's files, e.g. --out report-report/\n"
     )
     assert "Traceback" not in err and all(len(line) <= 80 for line in err.splitlines())
     assert existing.read_text(encoding="utf-8") == "notes I keep\n"

@@ -262,19 +262,17 @@ def run_report(args: argparse.Namespace) -> int:
         figures=not args.no_figures,
     )
     report = write_report(args.logs, options)
-    for prefix, lines in (
-        ("UNFINISHED: ", report.unfinished),
-        ("Run: ", report.runs),
-        ("Note: ", report.notes),
-        ("Left out: ", report.left_out()),
-    ):
-        for line in lines:
-            print(wrapped(line, prefix))
+    for line in report.unfinished:
+        print(wrapped(line, "UNFINISHED: "))
+    for line in report.runs:
+        print(f"Run: {line}")
+    for note in report.notes:
+        print(f"Note: {note}")
+    for line in report.left_out():
+        print(f"Left out: {line}")
     print(
-        wrapped(
-            f"Wrote {args.out / 'report.md'}: {len(report.sections)} sections, "
-            f"{len(report.tables)} tables, {len(report.figures)} figures."
-        )
+        f"Wrote {args.out / 'report.md'}: {len(report.sections)} sections, "
+        f"{len(report.tables)} tables, {len(report.figures)} figures."
     )
     return EXIT_OK
 
@@ -450,12 +448,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     os.environ.setdefault("INSPECT_LOG_LEVEL", "error")
     from .errors import ReportError
-    from .report.console import paragraphs
 
     try:
         return COMMANDS[args.command](args)
     except ReportError as error:
-        print(paragraphs(str(error), f"agentsense {args.command}: error: "), file=sys.stderr)
+        print(f"agentsense {args.command}: error: {error}", file=sys.stderr)
         return EXIT_ERROR
 
 

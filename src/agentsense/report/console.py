@@ -35,18 +35,6 @@ def wrapped(text: str, prefix: str = "", indent: str = INDENT) -> str:
     ).replace(NBSP, " ")
 
 
-def paragraphs(text: str, prefix: str = "") -> str:
-    """Each line of `text` wrapped, keeping its indent (a list item's continuation is indented
-    under it); `prefix` leads the first line."""
-    lines = []
-    for number, line in enumerate(text.splitlines()):
-        body = line.lstrip(" ")
-        indent = line[: len(line) - len(body)]
-        lead = prefix + indent if number == 0 else indent
-        lines.append(wrapped(body, lead, indent + INDENT) if body else "")
-    return "\n".join(lines)
-
-
 def blocks(head: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """A table as one block per row: its first cell, then `header: value` of the others (each
     pair kept on one line when it fits), blocks separated by a blank line."""

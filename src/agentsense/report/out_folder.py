@@ -13,8 +13,9 @@ def check_out(out: Path) -> None:
     for path in (out, *out.parents):
         if path.exists():
             if not path.is_dir():
+                what = "a file, not a folder" if path == out else "a file"
                 raise ReportError(
-                    f"--out {out}: {path} is a file, not a folder; give a folder for report.md, "
-                    f"the CSVs and the figures (e.g. --out {path.with_suffix('')}-report/)."
+                    f"--out {out}: {path} is {what}.\n  Give a folder for the report's files, "
+                    f"e.g. --out {path.with_suffix('')}-report/"
                 )
             return
