@@ -156,3 +156,22 @@ def test_compare_refuses_an_unfinished_run_by_the_same_rule(
     assert main(["compare", str(kind_logs["goal"]), str(cancelled)]) == 2
     err = " ".join(capsys.readouterr().err.split())
     assert f"NEW: cancelled.eval (cancelled: {len(SCENES)} of {len(SCENES)} scenes)" in err
+
+
+@pytest.mark.parametrize(("kind", "unit"), [("gca", "scenes"), ("judge_check", "items")])
+def test_a_cancelled_log_of_the_other_tasks(
+    kind: str,
+    unit: str,
+    other_logs: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    planned = len(read_eval_log(str(other_logs[kind]), header_only=True).eval.dataset.sample_ids)
+    cancelled = cancelled_copy(other_logs[kind], tmp_path / f"{kind}-cancelled.eval", keep=1)
+    printed, text = report([cancelled], tmp_path / "out", capsys)
+    shortfall = f"{kind} cancelled: 1 of {planned} {unit}"
+    assert printed.startswith(f"UNFINISHED: {kind} ") and shortfall.split(" ", 1)[1] in printed
+    assert f"inspect eval-retry {cancelled.name}" in printed
+    assert shortfall.split(" ", 1)[1] in text.split("\n\n")[1]
+    rows = table_rows(text, cancelled.name if kind == "judge_check" else "standin/gca/actor")
+    assert rows and all(f"[{shortfall}]" in row for row in rows), rows

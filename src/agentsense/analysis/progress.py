@@ -46,9 +46,21 @@ def _count(value: Any) -> int | None:
     return None if missing(value) else int(value)
 
 
-def shortfall(run: Mapping[str, Any]) -> str | None:
+def scored_run(status: str, plan: list[Key] | None, scored: Iterable[Key]) -> dict[str, Any]:
+    """A run's progress fields from its status, plan and scored (sample id, epoch) pairs."""
+    keys = set(scored)
+    return {
+        "status": status,
+        "samples": len(keys),
+        "scenes": len({key[0] for key in keys}),
+        **plan_counts([plan]),
+    }
+
+
+def shortfall(run: Mapping[str, Any], unit: str = "scenes") -> str | None:
     """None when the run is finished; otherwise its status and how far it got against its plan
-    (`run`: a merged run of `log_merge`, with status, scenes, samples and the planned counts)."""
+    (`run`: a merged run of `log_merge`, with status, scenes, samples and the planned counts;
+    `unit`: what a sample is, scenes for the benchmark's tasks)."""
     status = str(run.get("status"))
     scenes, samples = _count(run.get("scenes")) or 0, _count(run.get("samples")) or 0
     planned_scenes = _count(run.get("planned_scenes"))
@@ -57,8 +69,16 @@ def shortfall(run: Mapping[str, Any]) -> str | None:
         return None
     word = STATUS_WORDS.get(status, f"status {status}")
     if planned_scenes is None or planned_samples is None:
-        return f"{word}: {scenes} scenes scored (the log records no plan)"
-    text = f"{word}: {scenes} of {planned_scenes} scenes"
+        return f"{word}: {scenes} {unit} scored (the log records no plan)"
+    text = f"{word}: {scenes} of {planned_scenes} {unit}"
     if planned_samples != planned_scenes:  # epochs: say the samples too
         text += f" ({samples} of {planned_samples} samples)"
     return text
+
+
+def finish_hint(status: str, log: str) -> str:
+    """How to finish an unfinished run: retry its log, or rerun what failed in a finished one
+    (`inspect eval-retry` takes only logs that did not succeed)."""
+    if status == "success":
+        return "rerun the samples that failed"
+    return f"finish it with `inspect eval-retry {log}`"

@@ -186,8 +186,8 @@ def report_data(
     if left_out:
         # After the runs: what this report cannot show, and why.
         parts.insert(2 if "Runs" in report.sections else 1, left_out)
-    if units is not None:
-        report.unfinished = unfinished_lines(units.runs)
+    report.unfinished = unfinished_lines(units.runs) if units is not None else []
+    report.unfinished += others.banner
     if report.unfinished:
         # First thing a reader sees: these numbers cover only part of the plan.
         parts.insert(1, unfinished_banner(report.unfinished))

@@ -124,7 +124,12 @@ def construction_section(others: OtherLogs, report: Report) -> Content:
         report.runs.append(f"construct {builders}: 1 log, {len(part)} script(s)")
     head = ["log", "builder", "script", *(HEADERS.get(c, c) for c in COUNTS)]
     rows = [
-        [str(r["log"]), str(r["builder"]), str(r["script"]), *(_count(r[c]) for c in COUNTS)]
+        [
+            others.labelled(str(r["log"]), str(r["log"])),
+            str(r["builder"]),
+            str(r["script"]),
+            *(_count(r[c]) for c in COUNTS),
+        ]
         for r in _with_total(scripts)
     ]
     note = f"\n\n{failed} script(s) failed with an error and built nothing." if failed else ""

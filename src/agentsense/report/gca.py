@@ -110,7 +110,7 @@ def gca_section(others: OtherLogs, report: Report) -> Content:
     head = ["actor", "critic", "dataset", "scenes", "books", *(HEADERS[k] for k in SCORE_KEYS)]
     rows = [
         [
-            str(r["actor"]),
+            others.labelled(str(r["log"]), str(r["actor"])),
             str(r["critic"]),
             str(r["dataset"]),
             str(r["scenes"]),

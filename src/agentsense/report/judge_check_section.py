@@ -117,7 +117,7 @@ def judge_check_section(others: OtherLogs, report: Report) -> Content:
         )
     rows = [
         [
-            str(r.log),
+            others.labelled(str(r.log), str(r.log)),
             str(r.model or r.judge),
             str(r.items),
             _share(r.accuracy),

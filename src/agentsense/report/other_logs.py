@@ -9,10 +9,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from inspect_ai.log import EvalLog, EvalSample, read_eval_log
+from inspect_ai.log import EvalLog, EvalSample, read_eval_log, read_eval_log_sample_summaries
 from inspect_ai.scorer import Score
 
 from ..analysis.log_fields import TASK_KINDS, short_task
+from ..analysis.progress import finish_hint, planned_keys, scored_run, shortfall
 from ..errors import ReportError
 from ..metrics import nan_mean
 
@@ -20,23 +21,36 @@ OTHER_TASKS = ("judge_check", "construct", "gca")
 PREFIX = "agentsense/"
 
 
+# What one sample of each task is, in "9 of 24 scenes".
+UNITS = {"judge_check": "items", "construct": "scripts", "gca": "scenes"}
+
+
 @dataclass
 class OtherLogs:
-    """task -> the paths of its logs (sorted), and the paths of no AgentSense task at all."""
+    """task -> the paths of its logs (sorted), and the paths of no AgentSense task at all; the
+    logs that did not finish their plan, by file name -> how far each got."""
 
     paths: dict[str, list[str]] = field(default_factory=dict)
     foreign: list[str] = field(default_factory=list)
+    unfinished: dict[str, str] = field(default_factory=dict)
+    banner: list[str] = field(default_factory=list)  # a line per unfinished log, with the fix
 
     def of(self, task: str) -> list[str]:
         return self.paths.get(task, [])
+
+    def labelled(self, name: str, text: str) -> str:
+        """A table cell of the log `name`, with how far the log got when it is unfinished."""
+        short = self.unfinished.get(name)
+        return text if short is None else f"{text} [{short}]"
 
     @property
     def any(self) -> bool:
         return any(self.paths.values())
 
 
-def _task(path: str) -> str | None:
-    """The AgentSense task of a log (None: another eval's, or unreadable: the reader says which)."""
+def _header(path: str) -> EvalLog | None:
+    """The header of an AgentSense task's log (None: another eval's, or unreadable: the reader
+    says which)."""
     try:
         header = read_eval_log(path, header_only=True)
     except Exception:  # Inspect raises many types for unreadable files
@@ -44,7 +58,22 @@ def _task(path: str) -> str | None:
     name = header.eval.task_registry_name or header.eval.task
     if not name.startswith(PREFIX) or "eval_version" not in (header.eval.metadata or {}):
         return None
-    return short_task(name)
+    return header
+
+
+def _task_name(header: EvalLog) -> str:
+    return short_task(header.eval.task_registry_name or header.eval.task)
+
+
+def _shortfall(path: str, header: EvalLog, task: str) -> str | None:
+    """How far the log got against its plan (analysis.progress), None when it finished."""
+    plan = planned_keys(header.eval.dataset.sample_ids, header.eval.config.epochs)
+    scored = [
+        (str(s.id), s.epoch)
+        for s in read_eval_log_sample_summaries(path)
+        if s.scores and not s.error
+    ]
+    return shortfall(scored_run(header.status, plan, scored), UNITS[task])
 
 
 def split_logs(paths: Sequence[str]) -> tuple[list[str], OtherLogs]:
@@ -52,9 +81,18 @@ def split_logs(paths: Sequence[str]) -> tuple[list[str], OtherLogs]:
     runs: list[str] = []
     others = OtherLogs()
     for path in paths:
-        task = _task(path)
-        if task in OTHER_TASKS:
+        header = _header(path)
+        task = None if header is None else _task_name(header)
+        if header is not None and task in OTHER_TASKS:
             others.paths.setdefault(task, []).append(path)
+            short = _shortfall(path, header, task)
+            if short is not None:
+                name = log_name(path)
+                others.unfinished[name] = f"{task} {short}"
+                others.banner.append(
+                    f"{task} {header.eval.model} ({name}): {short}; "
+                    f"{finish_hint(header.status, name)}."
+                )
         elif task in TASK_KINDS:
             runs.append(path)
         else:

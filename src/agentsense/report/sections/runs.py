@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from ...analysis.log_fields import records
-from ...analysis.progress import shortfall
+from ...analysis.progress import finish_hint, shortfall
 from ..content import Absent, Content
 from ..document import Inputs
 from ..render import markdown
@@ -45,11 +45,7 @@ def unfinished_lines(runs: pd.DataFrame) -> list[str]:
         short = shortfall(run)
         if short is None:
             continue
-        fix = (
-            "rerun the samples that failed"
-            if run["status"] == "success"
-            else f"finish it with `inspect eval-retry {Path(str(run['log'])).name}`"
-        )
+        fix = finish_hint(str(run["status"]), Path(str(run["log"])).name)
         lines.append(f"{run['task']} {_who(run)} ({_log_names(run)}): {short}; {fix}.")
     return lines
 
