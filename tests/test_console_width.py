@@ -62,7 +62,7 @@ def test_compare_rows(kind_logs: dict[str, Path], capsys: pytest.CaptureFixture[
 
 
 def test_a_quoted_name_is_never_split() -> None:
-    from agentsense.report.console import wrapped
+    from agentsense.console import wrapped
 
     text = "x " * 30 + '"<evaluated model>" and `inspect eval-retry a.eval` end'
     shown = wrapped(text, "Note: ")

@@ -236,8 +236,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def run_report(args: argparse.Namespace) -> int:
+    from .console import wrapped
     from .errors import ReportError
-    from .report.console import wrapped
     from .report.out_folder import check_out
 
     if not args.logs:
@@ -295,8 +295,8 @@ def compare_sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
 
 
 def run_compare(args: argparse.Namespace) -> int:
+    from .console import wrapped
     from .report.compare import CompareOptions, compare, comparison_frame, comparison_text
-    from .report.console import wrapped
 
     options = CompareOptions(
         metrics=args.metric,

@@ -24,10 +24,10 @@ import pandas as pd
 from ..analysis.log_fields import records
 from ..analysis.log_reader import load_scores
 from ..analysis.progress import shortfall
+from ..console import blocks
 from ..errors import ReportError
 from ..score_keys import BLIND_MCQ_ACCURACY, HEADLINE, MCQ_ACCURACY, SCENE_KEYS
 from .comparable import ALLOW_MIXED, ALLOW_TASK, differences
-from .console import blocks
 from .render import markdown
 from .stats import Paired, Test, min_detectable_difference, paired
 

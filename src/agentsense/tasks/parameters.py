@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
 from .. import tasks
-from ..report.console import wrapped
+from ..console import wrapped
 from .common import TaskArguments, cli_names
 from .strict import declared_names
 
