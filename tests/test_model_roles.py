@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval
 from inspect_ai.log import read_eval_log
+from inspect_ai.util import registry_info
 
 import agentsense
 from agentsense.console import LEVEL_WIDTH
 from agentsense.errors import PrerequisiteError
-from agentsense.roles import TASK_ROLES, missing_roles, refused_roles
+from agentsense.roles import TASK_ROLES, missing_roles, refused_roles, role_check
 from agentsense.stub import StubServer
 from agentsense.stub.harness import CliResult, InspectCLI
 from agentsense.tasks import goal
@@ -124,6 +125,13 @@ def test_a_task_built_before_eval_is_checked_by_its_setup_step(tmp_path: Path) -
     assert log.status == "error" and log.error is not None
     assert "--model-role judgee: did you mean judge?" in log.error.message
     assert log.stats.model_usage == {}
+
+
+def test_every_task_built_has_role_check_as_its_setup_step() -> None:
+    """The setup step the test above relies on is `role_check` for the task's own name."""
+    built = goal(dataset="demo")
+    assert built.setup is not None
+    assert registry_info(built.setup).name == registry_info(role_check("goal")).name
 
 
 # --- the real CLI (end-to-end, so `slow`) -----------------------------------------------------
