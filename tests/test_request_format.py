@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from inspect_ai import eval
@@ -13,7 +15,12 @@ from inspect_ai.log import resolve_sample_attachments
 from inspect_ai.model import get_model
 
 from agentsense.console import NAME, console_logger
-from agentsense.request_format import MERGING_PROVIDERS, merging_models
+from agentsense.request_format import (
+    MERGING_PROVIDERS,
+    merging_models,
+    merging_warning,
+    task_warning,
+)
 from agentsense.stub.server import StubServer
 
 LOCAL = "http://127.0.0.1:9/v1"  # never contacted: building a model makes no request
@@ -54,6 +61,28 @@ def console(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixtu
     with caplog.at_level(logging.WARNING, logger=NAME):
         yield caplog
     console_logger().removeHandler(caplog.handler)
+
+
+def spec(
+    task: str = "agentsense/goal",
+    mode: str | None = "official",
+    model: str = "vllm/m",
+    roles: dict[str, Any] | None = None,
+) -> Any:
+    """The fields of an eval spec that `task_warning` reads."""
+    metadata = {"protocol": {"mode": mode}} if mode else None
+    return SimpleNamespace(task=task, metadata=metadata, model=model, model_roles=roles)
+
+
+def test_the_warning_is_for_agentsense_tasks_in_official_mode_with_a_merging_model() -> None:
+    assert task_warning(spec()) == merging_warning([("--model", "vllm/m")])
+    assert task_warning(spec(mode="corrected")) is None
+    assert task_warning(spec(mode=None)) is None
+    assert task_warning(spec(task="other/goal")) is None
+    assert task_warning(spec(model="openai-api/vllm/m")) is None
+    judge = SimpleNamespace(model="hf/j")
+    warning = task_warning(spec(model="openai-api/vllm/m", roles={"judge": judge}))
+    assert warning == merging_warning([("role judge", "hf/j")])
 
 
 def run_goal(stub: StubServer, log_dir: Path, model: str, protocol: str) -> list[str]:

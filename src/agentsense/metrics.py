@@ -109,15 +109,27 @@ def _mode_of(scores: list[SampleScore]) -> str:
     return "official"
 
 
+def psi_of(scores: list[SampleScore], official_short: ShortTemplates) -> float:
+    """PSI of the scored scenes; the mode in the scores' metadata picks the 1-scene rule."""
+    if not scores:
+        return math.nan
+    short: ShortTemplates = official_short if _mode_of(scores) == "official" else "skip"
+    return profile_sensitivity(by_template(scores), short)
+
+
+def template_mean_of(scores: list[SampleScore]) -> float:
+    """Mean over templates of the per-template mean of the scored scenes."""
+    return template_level_mean(by_template(scores))
+
+
+# The metrics below only wrap undecorated functions: mutation testing (docs/testing.md) does not
+# mutate decorated functions, so the rules live outside them.
 @metric
 def psi(official_short: ShortTemplates = "nan") -> Metric:
     """Profile sensitivity index; `official_short` is the official handling of 1-scene templates."""
 
     def compute(scores: list[SampleScore]) -> float:
-        if not scores:
-            return math.nan
-        short: ShortTemplates = official_short if _mode_of(scores) == "official" else "skip"
-        return profile_sensitivity(by_template(scores), short)
+        return psi_of(scores, official_short)
 
     return compute
 
@@ -127,7 +139,7 @@ def template_mean() -> Metric:
     """Mean over templates of the per-template mean (the official template-level score)."""
 
     def compute(scores: list[SampleScore]) -> float:
-        return template_level_mean(by_template(scores))
+        return template_mean_of(scores)
 
     return compute
 
@@ -172,6 +184,22 @@ def expand_keys(patterns: Sequence[str], scores: list[SampleScore]) -> list[str]
     return keys
 
 
+def template_values(
+    scores: list[SampleScore], keys: Sequence[str], nan_patterns: Sequence[str], psi: bool
+) -> dict[str, float]:
+    """`template_metrics`' values: `<key>_psi` (if `psi`) then `<key>_tmean` of every key."""
+    official = _mode_of(scores) == "official"
+    groups = {key: by_template(key_scores(scores, key)) for key in expand_keys(keys, scores)}
+    values: dict[str, float] = {}
+    if psi:
+        for key, group in groups.items():
+            nan = official and any(fnmatchcase(key, p) for p in nan_patterns)
+            values[psi_name(key)] = profile_sensitivity(group, "nan" if nan else "skip")
+    for key, group in groups.items():
+        values[tmean_name(key)] = template_level_mean(group)
+    return values
+
+
 @metric
 def template_metrics(
     keys: list[str], official_nan: list[str] | None = None, psi: bool = True
@@ -184,15 +212,6 @@ def template_metrics(
     nan_patterns = official_nan or []
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        official = _mode_of(scores) == "official"
-        groups = {key: by_template(key_scores(scores, key)) for key in expand_keys(keys, scores)}
-        values: dict[str, float] = {}
-        if psi:
-            for key, group in groups.items():
-                nan = official and any(fnmatchcase(key, p) for p in nan_patterns)
-                values[psi_name(key)] = profile_sensitivity(group, "nan" if nan else "skip")
-        for key, group in groups.items():
-            values[tmean_name(key)] = template_level_mean(group)
-        return values
+        return template_values(scores, keys, nan_patterns, psi)
 
     return compute

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from inspect_ai.hooks import Hooks, SampleStart, TaskEnd, TaskStart, hooks
-from inspect_ai.log import transcript
+from inspect_ai.log import EvalSpec, transcript
 
 from .console import warn
 from .roles import TASK_PREFIX
@@ -55,22 +55,29 @@ def merging_warning(merging: list[tuple[str, str]]) -> str:
     )
 
 
+def task_warning(spec: EvalSpec) -> str | None:
+    """The warning for an AgentSense task run in official mode with a merging provider."""
+    if not spec.task.startswith(TASK_PREFIX):
+        return None
+    protocol = (spec.metadata or {}).get("protocol") or {}
+    if protocol.get("mode") != "official":
+        return None
+    merging = merging_models(spec.model, spec.model_roles)
+    return merging_warning(merging) if merging else None
+
+
+# Not mutated (docs/testing.md): Inspect makes the hook on import, before mutmut's trampolines
+# exist; its rule is `task_warning`.
 @hooks(name="agentsense_request_format", description="Warns when a provider merges messages.")
-class RequestFormatCheck(Hooks):
+class RequestFormatCheck(Hooks):  # pragma: no mutate block
     def __init__(self) -> None:
         self.warnings: dict[str, str] = {}  # eval id -> warning, while the task runs
 
     async def on_task_start(self, data: TaskStart) -> None:
-        spec = data.spec
-        if not spec.task.startswith(TASK_PREFIX):
-            return
-        protocol = (spec.metadata or {}).get("protocol") or {}
-        if protocol.get("mode") != "official":
-            return
-        merging = merging_models(spec.model, spec.model_roles)
-        if merging:
-            self.warnings[data.eval_id] = merging_warning(merging)
-            warn(self.warnings[data.eval_id])
+        warning = task_warning(data.spec)
+        if warning:
+            self.warnings[data.eval_id] = warning
+            warn(warning)
 
     async def on_sample_start(self, data: SampleStart) -> None:
         if data.eval_id in self.warnings:

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Mutation testing of the scoring core (docs/testing.md): mutmut mutates the functions below, one
+# mutant at a time, and runs the fast in-process tests that call the mutated function
+# (pyproject.toml, [tool.mutmut]). Then prints the killed share per module.
+# Not part of .ci/run: it takes about half an hour on two cores.
+#   scripts/mutation.sh            a fresh run (JOBS=2 mutants at once)
+#   scripts/mutation.sh --resume   continue a run that was stopped, then print the table
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The scoring core, by mutmut's function names (<module>.x_<function>, <module>.xǁ<class>ǁ<method>).
+FUNCTIONS=(
+    'agentsense.metrics.*'
+    'agentsense.scorers.goal.x_majority__mutmut_*'
+    'agentsense.scorers.goal.x_judge_mean__mutmut_*'
+    'agentsense.scorers.goal.x__values__mutmut_*'
+    'agentsense.scorers.goal.x_goal_scores__mutmut_*'
+    'agentsense.scorers.goal.x_combine__mutmut_*'
+    'agentsense.scorers.goal.x_goal_reader__mutmut_*'
+    'agentsense.scorers.goal.x_score_goals__mutmut_*'
+    'agentsense.scenario.judge_panel.x_judge_panel__mutmut_*'
+    'agentsense.scorers.answer_reading.*'
+    'agentsense.scorers.mcq.*'
+    'agentsense.solvers.speakers.*'
+    'agentsense.scenario.conversation.x_visible_text__mutmut_*'
+    'agentsense.scenario.conversation.x_seat_message__mutmut_*'
+    'agentsense.scenario.conversation.x_history__mutmut_*'
+    'agentsense.scenario.conversation.x_request__mutmut_*'
+    'agentsense.scenario.conversation.x_prompt__mutmut_*'
+    'agentsense.scenario.conversation.xǁSeatViewsǁ*'
+    'agentsense.scenario.interview.xǁInterviewerǁrequest__mutmut_*'
+    'agentsense.request_format.x_provider__mutmut_*'
+    'agentsense.request_format.x_role_models__mutmut_*'
+    'agentsense.request_format.x_merging_models__mutmut_*'
+    'agentsense.request_format.x_task_warning__mutmut_*'
+    'agentsense.analysis.log_merge.x__plain__mutmut_*'
+    'agentsense.analysis.log_merge.x_signature__mutmut_*'
+    'agentsense.analysis.log_merge.x__best_version__mutmut_*'
+    'agentsense.analysis.log_merge.x_latest_versions__mutmut_*'
+    'agentsense.analysis.log_merge.x__owners__mutmut_*'
+    'agentsense.analysis.log_merge.x__merged_run__mutmut_*'
+    'agentsense.analysis.log_merge.x_merge_logs__mutmut_*'
+    'agentsense.report.frames.x__with_templates__mutmut_*'
+    'agentsense.report.frames.x__average__mutmut_*'
+    'agentsense.report.frames.x_scene_units__mutmut_*'
+    'agentsense.report.frames.x_character_units__mutmut_*'
+)
+
+if [[ "${1:-}" != "--resume" ]]; then
+    rm -rf mutants
+fi
+
+unset PYTHONPATH  # mutmut puts mutants/src first on the path itself
+nice -n 10 mutmut run --max-children "${JOBS:-2}" "${FUNCTIONS[@]}" || true
+python scripts/mutation_table.py "${FUNCTIONS[@]}"
