@@ -1,8 +1,9 @@
 """The killed share per module of a mutmut run (scripts/mutation.sh), as docs/testing.md shows it.
 
 Reads mutmut's results (mutants/**/*.meta) for the mutant names matching the patterns given as
-arguments, and the equivalent mutants listed in docs/testing.md (a backticked mutant name at the
-start of a list item under "Equivalent mutants"). Timeouts count as killed, as mutmut counts them;
+arguments, and the equivalent mutants listed in docs/testing.md under "Equivalent mutants" (each
+list item names mutants in backticks: a full name, then `_N` for more of the same function, and
+`(before: ...)` for names in an older measurement). Timeouts count as killed, as mutmut counts them;
 a mutant no test reaches counts as survived. Prints a Markdown table and the survivors.
 """
 
@@ -18,7 +19,19 @@ from pathlib import Path
 KILLED = {1, 3, 24, -24, 36, 152, 255}
 SURVIVED = {0, 5, 33}
 DOCS = Path("docs/testing.md")
-EQUIVALENT = re.compile(r"^- `(agentsense\.[^`]+__mutmut_\d+)`", re.MULTILINE)
+NAME = re.compile(r"`(agentsense\.[^`]+__mutmut_)(\d+)`|`_(\d+)`")
+
+
+def equivalent_names(text: str) -> set[str]:
+    """Every mutant the "Equivalent mutants" section names (`_N` continues the last full name)."""
+    section = text.partition("### Equivalent mutants")[2].partition("\n## ")[0]
+    names: set[str] = set()
+    for item in section.split("\n- ")[1:]:
+        base = ""
+        for full, number, short in NAME.findall(item):
+            base = full or base
+            names.add(f"{base}{number or short}")
+    return names
 
 
 def results(patterns: list[str]) -> dict[str, int | None]:
@@ -35,25 +48,24 @@ def module_of(name: str) -> str:
 
 def main(patterns: list[str]) -> int:
     codes = results(patterns)
-    text = DOCS.read_text() if DOCS.exists() else ""
-    section = text.partition("## Equivalent mutants")[2].partition("\n## ")[0]
-    equivalent = set(EQUIVALENT.findall(section))
+    equivalent = equivalent_names(DOCS.read_text() if DOCS.exists() else "")
     counts: dict[str, Counter[str]] = {}
     survivors = []
     for name, code in sorted(codes.items()):
         count = counts.setdefault(module_of(name), Counter())
         count["mutants"] += 1
-        if name in equivalent:
-            count["equivalent"] += 1
-        elif code in KILLED:
+        if code in KILLED:  # killed first: a killed mutant is never equivalent
             count["killed"] += 1
+        elif name in equivalent:
+            count["equivalent"] += 1
         elif code in SURVIVED:
             count["survived"] += 1
             survivors.append(name)
         else:
             count["unchecked"] += 1
             survivors.append(f"{name} (exit code {code})")
-    rows = ["| module | mutants | killed | survived | equivalent | killed share |", "|---" * 6 + "|"]
+    header = "| module | mutants | killed | survived | equivalent | killed share |"
+    rows = [header, "|---" * 6 + "|"]
     total: Counter[str] = Counter()
     for module, count in [*sorted(counts.items()), ("all", None)]:
         if count is None:

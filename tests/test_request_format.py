@@ -52,6 +52,7 @@ def test_every_merging_model_of_a_run_is_named() -> None:
         ("role sender", "hf/local"),
     ]
     assert merging_models("openai-api/vllm/agent", {"judge": "openai-api/vllm/j"}) == []
+    assert merging_models("hf/org/model", None) == [("--model", "hf/org/model")]
 
 
 @pytest.fixture

@@ -11,16 +11,18 @@ import random
 from typing import Any
 
 import pytest
+from inspect_ai.event import InfoEvent
+from inspect_ai.log import transcript
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, get_model
 from inspect_ai.model._model import init_model_roles
 from inspect_ai.scorer import SampleScore, Score
 
 from agentsense.dataset.schema import Scenario
-from agentsense.metrics import psi_of, score_values, template_mean_of
+from agentsense.metrics import expand_keys, key_scores, psi_of, score_values, template_mean_of
 from agentsense.protocol import Protocol
 from agentsense.scenario.conversation import SeatViews, Turn
 from agentsense.scenario.interview import Interviewer
-from agentsense.scenario.judge_panel import Judge, judge_panel
+from agentsense.scenario.judge_panel import SELF_JUDGING, Judge, judge_panel
 from agentsense.scorers.answer_reading import official_choice
 from agentsense.scorers.goal import GoalReading, goal_questions, goal_scores, score_goals
 from agentsense.scorers.mcq import mcq_questions, option_label, read_mcq, scene_accuracy, score_mcq
@@ -51,6 +53,27 @@ def test_score_values_are_floats_and_none_is_nan() -> None:
     assert math.isnan(values["other"]) and list(values) == ["self", "other"]
     with pytest.raises(TypeError, match=r"sample s2: expected a dict score, got 0\.5"):
         score_values(SampleScore(score=Score(value=0.5), sample_id="s2"))
+
+
+def keyed(*values: Any) -> list[SampleScore]:
+    return [SampleScore(score=Score(value=v), sample_id=i) for i, v in enumerate(values)]
+
+
+def test_one_key_of_dict_scores_leaves_out_missing_and_nan_values() -> None:
+    scores = keyed(
+        {"self": 1.0}, {"self": math.nan}, 0.5, {"other": 1.0}, {"self": None}, {"self": 0}
+    )
+    picked = key_scores(scores, "self")
+    assert [(s.sample_id, s.score.value) for s in picked] == [(0, 1.0), (5, 0)]
+
+
+def test_key_globs_expand_in_the_scores_key_order_once_each() -> None:
+    scores = keyed(0.5, {"self": 1, "judge_1": 1, "judge_2": 0, "judge_mean": 0.5})
+    assert expand_keys(["self"], scores) == ["self"]
+    assert expand_keys(["judge_*", "judge_1", "self"], scores) == [
+        "judge_1", "judge_2", "judge_mean", "self",
+    ]  # fmt: skip
+    assert expand_keys(["self", "judge_*"], keyed(0.5)) == ["self"]
 
 
 # --- goals: rows, judge questions, goals nobody answered ------------------------------------------
@@ -134,6 +157,10 @@ def test_goal_rows_and_the_official_per_judge_columns() -> None:
     assert [r["answer"] for r in rows] == [answers[q] for q in questions]
     assert [r["reading"] for r in rows] == [1, 0, 1, 0, 0, 0]
     assert [r["question"] for r in rows] == [q.text for q in questions]
+    everything = {q: "Yes" for q in goal_questions(scene, judges)}
+    scores, details = score_goals(scene, everything, judges, Protocol(mode="official"))
+    # Ann is scored now; Ben has no goal questions, so the official scene mean is NaN.
+    assert details["character_scores"][0]["self"] == 1.0 and math.isnan(scores["self"])
     corrected, details = score_goals(scene, answers, judges, Protocol(mode="corrected"), models)
     # Corrected: per judge over both questions; NaN goals and characters left out.
     assert details["goal_scores"][0]["judge_1"] == 0.5
@@ -230,7 +257,19 @@ def test_without_a_judge_the_evaluated_model_judges(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("INSPECT_EVAL_MODEL", "mockllm/evaluated")
     judges, bound = in_context({"sender": get_model("mockllm/other")})
     assert not bound and [j.key for j in judges] == ["judge_1"]
-    assert judges[0].name == "mockllm/evaluated"
+    assert judges[0].name == "mockllm/evaluated" and judges[0].model.role == "judge"
+
+
+def test_self_judging_is_said_in_the_transcript(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("INSPECT_EVAL_MODEL", "mockllm/evaluated")
+
+    def unbound() -> Any:
+        init_model_roles({})
+        judge_panel()
+        return transcript().events[-1]
+
+    event = contextvars.copy_context().run(unbound)
+    assert isinstance(event, InfoEvent) and event.data == SELF_JUDGING
 
 
 # --- speakers: a replayed order ------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -44,6 +45,7 @@ def log(
     scorers: tuple[str, ...] = ("goal_and_mcq",),
     config: str = "c",
     judges: str | None = None,
+    scoring: str | None = None,
 ) -> LogData:
     """A log of `samples` ((id, epoch) -> self score), with a row in every frame per sample."""
     rows: dict[str, list[dict[str, Any]]] = {
@@ -59,6 +61,7 @@ def log(
         "task": "full",
         "model": "m",
         "judges": judges,
+        "scoring": scoring,
     }
     signatures = {key: signature({"self": v}) for key, v in samples.items()}
     return LogData(run, list(scorers), signatures, rows)
@@ -73,6 +76,7 @@ def test_signature_is_order_free_and_nan_is_null() -> None:
     assert signature({"a": math.nan}) == signature({"a": None})
     assert signature({"a": math.nan}) != signature({"a": 0.0})
     assert signature({"a": 1.0}) != signature({"a": 0.0})
+    assert signature({"n": np.int64(2)}) == signature({"n": "2"})  # not JSON: compared as text
 
 
 def test_one_log_per_eval_id_finished_then_more_scorings_then_newest() -> None:
@@ -116,6 +120,12 @@ def test_pieces_of_one_run_keep_each_sample_once_from_the_newest_piece() -> None
     ]
 
 
+def test_every_identical_duplicate_is_counted() -> None:
+    samples = {("1", 1): 1.0, ("2", 1): 0.0}
+    merged = merge_logs([log("a.eval", samples), log("b.eval", samples, created="2026-01-02")])
+    assert merged.notes[0].endswith("; 2 identical duplicate sample(s) kept once.")
+
+
 def test_a_single_log_is_its_own_run_without_a_note() -> None:
     merged = merge_logs([log("a.eval", {("1", 1): 1.0, ("1", 2): 0.0})])
     (run,) = merged.runs
@@ -127,9 +137,13 @@ def test_a_single_log_is_its_own_run_without_a_note() -> None:
 def test_conflicting_duplicates_are_refused_or_the_newest_kept() -> None:
     old = log("a.eval", {("1", 1): 1.0, ("2", 1): 1.0}, created="2026-01-01")
     new = log("b.eval", {("1", 1): 0.0, ("2", 1): 1.0}, created="2026-01-02")
-    with pytest.raises(ReportError, match=r"sample 1 epoch 1 in b\.eval and a\.eval") as error:
+    with pytest.raises(ReportError) as error:
         merge_logs([old, new])
-    assert "--prefer-newest" in str(error.value)
+    assert str(error.value) == (
+        "The same sample appears in several logs of one run with different scores: sample 1 "
+        "epoch 1 in b.eval and a.eval. Pass only one of these logs, or --prefer-newest to keep "
+        "the newest log's scores."
+    )
     merged = merge_logs([old, new], prefer_newest=True)
     assert kept(merged.rows["scenes"]) == [("1", 1, 0.0, "b.eval"), ("2", 1, 1.0, "b.eval")]
     assert merged.notes[0].endswith(
@@ -143,6 +157,7 @@ def test_runs_of_another_configuration_or_judge_panel_stay_apart() -> None:
     for other in (
         log("b.eval", {("1", 1): 0.0}, config="other"),
         log("b.eval", {("1", 1): 0.0}, judges="j1,j2"),
+        log("b.eval", {("1", 1): 0.0}, scoring="goal_completion1"),
     ):
         merged = merge_logs([base, other])
         assert sorted(run["log"] for run in merged.runs) == ["a.eval", "b.eval"]
@@ -156,6 +171,11 @@ def test_an_unfinished_piece_counts_unless_retried_in_full() -> None:
     assert merge_logs([failed, retried]).runs[0]["status"] == "success"
     alone = log("c.eval", {("3", 1): 1.0}, status="cancelled", created="2026-01-01")
     assert merge_logs([alone, retried]).runs[0]["status"] == "cancelled"
+    assert merge_logs([retried, alone]).runs[0]["status"] == "cancelled"
+    # Nothing finished: every piece counts, the first one's status is the run's.
+    newer = log("e.eval", {("1", 1): 1.0, ("2", 1): 1.0}, status="error", created="2026-01-02")
+    cancelled = log("f.eval", {("1", 1): 1.0}, status="cancelled", created="2026-01-01")
+    assert merge_logs([cancelled, newer]).runs[0]["status"] == "cancelled"
     both = merge_logs([failed, log("d.eval", {("1", 1): 1.0}, status="error")])
     assert both.runs[0]["status"] == "error"
 
@@ -180,13 +200,13 @@ def scenes(*rows: dict[str, Any]) -> pd.DataFrame:
 
 def test_the_conversations_of_a_scene_are_one_row() -> None:
     frame = scenes(
+        {"id": "2", "epoch": 1, "self": 0.25, "other": 0.0},
         {"id": "1", "epoch": 1, "self": 1.0, "other": math.nan},
         {"id": "1", "epoch": 2, "self": 0.0, "other": math.nan},
         {"id": "1", "epoch": 3, "self": 0.5, "other": 1.0},
-        {"id": "2", "epoch": 1, "self": 0.25, "other": 0.0},
     )
     units = scene_units(frame, ["self", "other", "absent"])
-    assert list(units["id"]) == ["1", "2"]
+    assert list(units["id"]) == ["1", "2"]  # sorted by the unit's keys
     assert list(units["self"]) == [0.5, 0.25]
     assert list(units["other"]) == [1.0, 0.0]  # each metric over the conversations that scored it
     assert list(units[CONVERSATIONS]) == [3, 1]
@@ -237,10 +257,11 @@ def test_rows_get_their_scenes_template_once() -> None:
     )
     goals = pd.DataFrame(
         [{"log": "a", "id": "1", "goal": 1}, {"log": "a", "id": "2", "goal": 1},
-         {"log": "b", "id": "1", "goal": 1}]
+         {"log": "b", "id": "1", "goal": 1}, {"log": "c", "id": "1", "goal": 1}]
     )  # fmt: skip
     joined = with_templates(goals, scene_rows)
-    assert list(joined["template_id"]) == ["t1", "t2", "t9"]  # not one row per epoch
+    assert list(joined["template_id"][:3]) == ["t1", "t2", "t9"]  # not one row per epoch
+    assert len(joined) == 4 and pd.isna(joined["template_id"].iloc[3])  # no scene: kept
     own = goals.assign(template_id="own")
     assert with_templates(own, scene_rows) is own
     assert with_templates(goals, scene_rows.drop(columns="template_id")) is goals

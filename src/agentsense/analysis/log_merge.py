@@ -166,7 +166,7 @@ def _merged_run(group: list[LogData], owners: dict[Key, LogData]) -> dict[str, A
     }
 
 
-def _group_note(group: list[LogData], run: dict[str, Any], duplicates: int, conflicts: int) -> str:
+def _group_note(run: dict[str, Any], duplicates: int, conflicts: int) -> str:
     text = (
         f"{run['logs']} logs of one run configuration ({run['task']}, {run['model']}) merged "
         f"into one run: {run['scenes']} scenes, {run['samples']} samples "
@@ -193,7 +193,7 @@ def merge_logs(logs: Sequence[LogData], prefer_newest: bool = False) -> Merged:
         run = _merged_run(group, owners)
         runs.append(run)
         if len(group) > 1:
-            notes.append(_group_note(group, run, duplicates, len(conflicts)))
+            notes.append(_group_note(run, duplicates, len(conflicts)))
         for log in group:
             for name in FRAMES:
                 rows[name] += [
