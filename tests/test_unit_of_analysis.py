@@ -120,6 +120,18 @@ def test_pieces_of_one_run_keep_each_sample_once_from_the_newest_piece() -> None
     ]
 
 
+def test_the_plan_of_a_split_run_is_the_union_of_its_pieces_plans() -> None:
+    first = log("a.eval", {("1", 1): 1.0})
+    second = log("b.eval", {("2", 1): 1.0}, created="2026-01-02")
+    first.run["planned"] = [("1", 1), ("1", 2)]
+    second.run["planned"] = [("1", 2), ("2", 1)]
+    (run,) = merge_logs([first, second]).runs
+    assert (run["planned_samples"], run["planned_scenes"]) == (3, 2)
+    assert "planned" not in run
+    (run,) = merge_logs([log("c.eval", {("1", 1): 1.0})]).runs
+    assert (run["planned_samples"], run["planned_scenes"]) == (None, None)
+
+
 def test_every_identical_duplicate_is_counted() -> None:
     samples = {("1", 1): 1.0, ("2", 1): 0.0}
     merged = merge_logs([log("a.eval", samples), log("b.eval", samples, created="2026-01-02")])
