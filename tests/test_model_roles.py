@@ -1,4 +1,5 @@
-"""Model roles, strict like `-T`: a role the task does not use is refused with the closest one,
+"""Model roles, strict like `-T`: a role no AgentSense task uses is refused with the closest one
+(a role another task uses is warned about: a run of several tasks binds them all),
 a role the task needs and nobody bound is one line naming the flag, both before any model call;
 AgentSense's console warnings are printed at full width and only on AgentSense's runs."""
 
@@ -14,7 +15,7 @@ from inspect_ai.util import registry_info
 import agentsense
 from agentsense.console import LEVEL_WIDTH
 from agentsense.errors import PrerequisiteError
-from agentsense.roles import TASK_ROLES, missing_roles, refused_roles, role_check
+from agentsense.roles import TASK_ROLES, ignored_roles, missing_roles, refused_roles, role_check
 from agentsense.stub import StubServer
 from agentsense.stub.harness import CliResult, InspectCLI
 from agentsense.tasks import goal
@@ -50,11 +51,21 @@ def test_the_declared_roles_are_the_roles_each_run_calls(
 def test_a_mistyped_role_is_named_with_the_closest_one() -> None:
     message = refused_roles("goal", ["judgee", "labeller", "zzz"])
     assert message is not None
-    assert "  --model-role judgee: did you mean judge?" in message
-    assert "  --model-role labeller: used by labelling only" in message
-    assert "  --model-role zzz: no role of this task is close" in message
-    assert message.endswith("Its roles: character, judge.")
-    assert refused_roles("goal", ["character", "judge"]) is None
+    assert message.splitlines() == [
+        "No AgentSense task uses these model role(s) of agentsense/goal:",
+        "  --model-role judgee: did you mean judge?",
+        "  --model-role zzz: no role of this task is close",
+        "Its roles: character, judge.",
+    ]
+    assert refused_roles("goal", ["character", "judge", "labeller"]) is None
+
+
+def test_a_role_of_another_task_is_warned_about_not_refused() -> None:
+    assert ignored_roles("info", ["character", "judge", "labeller"]) == (
+        "agentsense/info ignores --model-role judge (used by goal, full, pairwise, judge_check); "
+        "--model-role labeller (used by labelling)"
+    )
+    assert ignored_roles("goal", ["character", "judge", "judgee"]) is None  # judgee: refused
 
 
 def test_a_missing_role_is_one_line_naming_the_flag() -> None:
@@ -97,6 +108,23 @@ def test_eval_refuses_an_unused_role_when_it_builds_the_task(tmp_path: Path) -> 
             display="none",
         )
     assert not list(tmp_path.iterdir())
+
+
+def test_one_eval_of_two_tasks_binds_the_roles_of_both(tmp_path: Path) -> None:
+    """`inspect eval agentsense/goal agentsense/info --model-role judge=...`: info ignores the
+    judge (a warning), goal's panel is the judge, both run."""
+    logs = eval(
+        ["agentsense/goal", "agentsense/info"],
+        task_args={"dataset": "demo", "max_messages": 3},
+        model=AGENT,
+        model_roles={"judge": JUDGE},
+        limit=1,
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert [log.status for log in logs] == ["success", "success"]
+    usage = {log.eval.task: set(log.stats.role_usage) for log in logs}
+    assert usage == {"agentsense/goal": {"character", "judge"}, "agentsense/info": {"character"}}
 
 
 def test_eval_asks_for_the_labeller_when_it_builds_the_task(tmp_path: Path) -> None:
@@ -161,7 +189,7 @@ def test_inspect_eval_refuses_a_mistyped_role_before_any_request(
         env={"VLLM_BASE_URL": stub.base_url},
     )
     assert lines == [
-        "Unused model role(s) of agentsense/goal (Inspect ignores them):",
+        "No AgentSense task uses these model role(s) of agentsense/goal:",
         "  --model-role judgee: did you mean judge?",
         "Its roles: character, judge.",
     ]

@@ -5,7 +5,9 @@ played by the evaluated model when unbound (on purpose: the judges then judge th
 characters, and the console says so once). Inspect lets any role name through and never says
 that no model is bound to a role, so a typo (`--model-role judgee=...`) silently leaves the
 evaluated model on the real role. `refused_roles` refuses a bound role the task does not use, with
-the closest one it does; `missing_roles` asks for a role the task cannot run without (`labeller`,
+the closest one it does, when no AgentSense task uses it; a role another AgentSense task uses is
+only warned about (`ignored_roles`), since one `inspect eval` or eval-set of several tasks binds
+the roles of all of them; `missing_roles` asks for a role the task cannot run without (`labeller`,
 or every role under `--model none`), one line per role, naming the flag that binds it.
 
 Both run when the task is built inside an eval, where `model_roles()` holds the run's roles
@@ -79,24 +81,34 @@ def unused_role_line(role: str, valid: tuple[str, ...]) -> str:
     close = difflib.get_close_matches(role, valid, n=1, cutoff=0.5)
     if close:
         return f"  --model-role {role}: did you mean {close[0]}?"
-    users = users_of(role)
-    if users:
-        return f"  --model-role {role}: used by {', '.join(users)} only"
     return f"  --model-role {role}: no role of this task is close"
 
 
 def refused_roles(task: str, bound: Iterable[str]) -> str | None:
-    """The refusal of the bound roles `task` does not use (Inspect would ignore them), or None."""
+    """The refusal of the bound roles that no AgentSense task uses (a typo: Inspect would
+    ignore them and the evaluated model would play the real role), or None."""
     roles = TASK_ROLES[task]
-    unused = [role for role in bound if role not in roles.used]
-    if not unused:
+    unknown = [role for role in bound if not users_of(role)]
+    if not unknown:
         return None
     listed = ", ".join(f"{r} (required)" if r in roles.required else r for r in roles.used)
     its_roles = f"Its roles: {listed}." if roles.used else "It uses no model role, only --model."
     return (
-        f"Unused model role(s) of {TASK_PREFIX}{task} (Inspect ignores them):\n"
-        + "\n".join(unused_role_line(role, roles.used) for role in unused)
+        f"No AgentSense task uses these model role(s) of {TASK_PREFIX}{task}:\n"
+        + "\n".join(unused_role_line(role, roles.used) for role in unknown)
         + f"\n{its_roles}"
+    )
+
+
+def ignored_roles(task: str, bound: Iterable[str]) -> str | None:
+    """The warning for bound roles other AgentSense tasks use and `task` ignores (a run of
+    several tasks binds them all), or None."""
+    roles = TASK_ROLES[task]
+    ignored = [role for role in bound if role not in roles.used and users_of(role)]
+    if not ignored:
+        return None
+    return f"{TASK_PREFIX}{task} ignores " + "; ".join(
+        f"--model-role {role} (used by {', '.join(users_of(role))})" for role in ignored
     )
 
 
@@ -120,6 +132,14 @@ def refuse_unused(task: str, bound: Iterable[str]) -> None:
     message = refused_roles(task, bound)
     if message:
         raise PrerequisiteError(message)
+
+
+def warn_ignored(task: str, bound: Iterable[str]) -> None:
+    message = ignored_roles(task, bound)
+    if message:
+        from .console import warn
+
+        warn(message)
 
 
 def require_needed(task: str, bound: Iterable[str], evaluated: str | None) -> None:

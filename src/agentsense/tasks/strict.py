@@ -22,7 +22,14 @@ from inspect_ai import Task, task_with
 from inspect_ai.model import model_roles
 
 from ..errors import PrerequisiteError
-from ..roles import evaluated_model, refuse_unused, require_needed, role_check, run_roles
+from ..roles import (
+    evaluated_model,
+    refuse_unused,
+    require_needed,
+    role_check,
+    run_roles,
+    warn_ignored,
+)
 
 P = ParamSpec("P")
 
@@ -95,7 +102,7 @@ def console_warnings() -> None:
 
 def strict_arguments(function: Callable[P, Task]) -> Callable[P, Task]:
     """Refuse undeclared `-T` names, empty role-list entries, roles the task does not use and
-    missing roles it needs; put it under `@task`."""
+    missing roles it needs (warn of roles other tasks use); put it under `@task`."""
     valid = declared_names(function)
     signature = inspect.signature(function)
     name = function.__name__
@@ -110,6 +117,8 @@ def strict_arguments(function: Callable[P, Task]) -> Callable[P, Task]:
         built = function(*args, **kwargs)
         require_needed(name, run_roles(built.model_roles), evaluated_model())
         console_warnings()
+        if evaluated_model() is not None:  # in an eval: outside, model_roles() is a past run's
+            warn_ignored(name, model_roles())
         return task_with(built, setup=role_check(name))
 
     # Inspect hands every -T name to a task whose signature takes **kwargs (the check above
