@@ -26,14 +26,25 @@ Build = Callable[[Path], Path]  # writes into an empty folder, returns the artef
 Files = dict[str, list[int]]  # relative path -> [size, mtime_ns]
 
 
+BASELINE = pytest.StashKey[dict[str, str]]()
+PYTEST_OWN = "PYTEST_CURRENT_TEST"  # pytest sets and removes it around each test itself
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """os.environ as the session began: after conftest.py's sandbox and xdist's worker name."""
+    session.config.stash[BASELINE] = dict(os.environ)
+
+
 @pytest.fixture(autouse=True)
-def _environment_restored() -> Iterator[None]:
-    saved = dict(os.environ)
+def _environment_restored(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After each test, os.environ as the session began: what a session-scoped fixture set
+    (a shared build through `cli.main`) is undone too, not only what the test set."""
     yield
-    for name in set(os.environ) - set(saved):
+    baseline = request.config.stash[BASELINE]
+    for name in set(os.environ) - set(baseline) - {PYTEST_OWN}:
         del os.environ[name]
-    for name, value in saved.items():
-        if os.environ.get(name) != value:
+    for name, value in baseline.items():
+        if name != PYTEST_OWN and os.environ.get(name) != value:
             os.environ[name] = value
 
 

@@ -56,8 +56,18 @@ def test_a_mistyped_role_is_named_with_the_closest_one() -> None:
         "  --model-role judgee: did you mean judge?",
         "  --model-role zzz: no role of this task is close",
         "Its roles: character, judge.",
+        "Another benchmark's role in the same run: AGENTSENSE_OTHER_ROLES=judgee",
     ]
     assert refused_roles("goal", ["character", "judge", "labeller"]) is None
+
+
+def test_another_benchmarks_role_can_be_let_through(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An eval-set of goal and a benchmark with a `grader` role binds `grader` to goal too."""
+    monkeypatch.setenv("AGENTSENSE_OTHER_ROLES", "grader, critic2")
+    assert refused_roles("goal", ["judge", "grader", "critic2"]) is None
+    refused = refused_roles("goal", ["grader", "judgee"])
+    assert refused is not None and "judgee: did you mean judge?" in refused
+    assert "grader" not in refused
 
 
 def test_a_role_of_another_task_is_warned_about_not_refused() -> None:
@@ -127,6 +137,24 @@ def test_one_eval_of_two_tasks_binds_the_roles_of_both(tmp_path: Path) -> None:
     assert usage == {"agentsense/goal": {"character", "judge"}, "agentsense/info": {"character"}}
 
 
+def test_a_task_built_after_an_eval_is_not_judged_by_that_evals_roles(tmp_path: Path) -> None:
+    """Inspect leaves the last eval's model and roles set: a notebook that builds labelling()
+    after a goal run must not be asked for a labeller nor told of that run's judge."""
+    from agentsense.tasks import labelling
+
+    eval(
+        "agentsense/goal",
+        task_args={"dataset": "demo", "max_messages": 3},
+        model=AGENT,
+        model_roles={"judge": JUDGE},
+        limit=1,
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    task = labelling(dataset="demo")  # no labeller yet: eval() below binds it
+    assert task.setup is not None
+
+
 def test_eval_asks_for_the_labeller_when_it_builds_the_task(tmp_path: Path) -> None:
     with pytest.raises(PrerequisiteError, match="needs --model-role labeller=MODEL"):
         eval(
@@ -192,6 +220,7 @@ def test_inspect_eval_refuses_a_mistyped_role_before_any_request(
         "No AgentSense task uses these model role(s) of agentsense/goal:",
         "  --model-role judgee: did you mean judge?",
         "Its roles: character, judge.",
+        "Another benchmark's role in the same run: AGENTSENSE_OTHER_ROLES=judgee",
     ]
     assert stub.chat_records() == []
 

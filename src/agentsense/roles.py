@@ -19,6 +19,8 @@ before its first model call, for a task built outside the eval (`eval(goal(), mo
 from __future__ import annotations
 
 import difflib
+import os
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -37,6 +39,9 @@ ENVIRONMENT_ROLE = "environment"  # gca: CoSER's Environment
 NEXT_SPEAKER_ROLE = "next_speaker"  # gca: CoSER's next-speaker predictor
 CRITIC_ROLE = "critic"  # gca: CoSER's four critics
 
+# Roles of other benchmarks in the same eval-set: Inspect binds every role to every task.
+OTHER_ROLES_VARIABLE = "AGENTSENSE_OTHER_ROLES"
+LOADER = "inspect_ai._eval.loader"  # the module of Inspect that builds a named task
 NO_MODEL = "none/none"  # `--model none`: a run whose every model is on a bound role
 TASK_PREFIX = "agentsense/"
 
@@ -84,11 +89,16 @@ def unused_role_line(role: str, valid: tuple[str, ...]) -> str:
     return f"  --model-role {role}: no role of this task is close"
 
 
+def other_benchmarks_roles() -> set[str]:
+    return {r.strip() for r in os.environ.get(OTHER_ROLES_VARIABLE, "").split(",") if r.strip()}
+
+
 def refused_roles(task: str, bound: Iterable[str]) -> str | None:
     """The refusal of the bound roles that no AgentSense task uses (a typo: Inspect would
     ignore them and the evaluated model would play the real role), or None."""
     roles = TASK_ROLES[task]
-    unknown = [role for role in bound if not users_of(role)]
+    others = other_benchmarks_roles()
+    unknown = [role for role in bound if not users_of(role) and role not in others]
     if not unknown:
         return None
     listed = ", ".join(f"{r} (required)" if r in roles.required else r for r in roles.used)
@@ -97,6 +107,7 @@ def refused_roles(task: str, bound: Iterable[str]) -> str | None:
         f"No AgentSense task uses these model role(s) of {TASK_PREFIX}{task}:\n"
         + "\n".join(unused_role_line(role, roles.used) for role in unknown)
         + f"\n{its_roles}"
+        + f"\nAnother benchmark's role in the same run: {OTHER_ROLES_VARIABLE}={unknown[0]}"
     )
 
 
@@ -146,6 +157,18 @@ def require_needed(task: str, bound: Iterable[str], evaluated: str | None) -> No
     message = missing_roles(task, bound, evaluated)
     if message:
         raise PrerequisiteError(message)
+
+
+def built_by_inspect() -> bool:
+    """Whether Inspect's task loader is building the task (`inspect eval`, `eval("agentsense/
+    goal")`): only then are `model_roles()` and the active model this run's. A task the user
+    builds (`goal()`, then `eval(task, ...)`) sees a past run's, which Inspect leaves set."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__") == LOADER:
+            return True
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
 
 
 def evaluated_model() -> str | None:

@@ -29,6 +29,7 @@ _LEAKY = (
     "INSPECT_LOG_DIR",
     "AGENTSENSE_DATA_URL",
     "INSPECT_EVAL_MODEL_BASE_URL",
+    "INSPECT_LOG_LEVEL",  # `agentsense.cli.main` in-process sets it to error: warnings vanish
 )
 
 

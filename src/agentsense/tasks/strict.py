@@ -23,6 +23,7 @@ from inspect_ai.model import model_roles
 
 from ..errors import PrerequisiteError
 from ..roles import (
+    built_by_inspect,
     evaluated_model,
     refuse_unused,
     require_needed,
@@ -113,12 +114,14 @@ def strict_arguments(function: Callable[P, Task]) -> Callable[P, Task]:
         if unknown:
             raise PrerequisiteError(unknown_arguments_message(name, unknown, valid))
         check_role_lists(sys.argv)
-        refuse_unused(name, model_roles())  # before the data is read
+        in_eval = built_by_inspect()  # else the roles come with eval() (role_check reads them)
+        if in_eval:
+            refuse_unused(name, model_roles())  # before the data is read
         built = function(*args, **kwargs)
-        require_needed(name, run_roles(built.model_roles), evaluated_model())
-        console_warnings()
-        if evaluated_model() is not None:  # in an eval: outside, model_roles() is a past run's
+        if in_eval:
+            require_needed(name, run_roles(built.model_roles), evaluated_model())
             warn_ignored(name, model_roles())
+        console_warnings()
         return task_with(built, setup=role_check(name))
 
     # Inspect hands every -T name to a task whose signature takes **kwargs (the check above
