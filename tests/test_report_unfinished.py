@@ -175,3 +175,16 @@ def test_a_cancelled_log_of_the_other_tasks(
     assert shortfall.split(" ", 1)[1] in text.split("\n\n")[1]
     rows = table_rows(text, cancelled.name if kind == "judge_check" else "standin/gca/actor")
     assert rows and all(f"[{shortfall}]" in row for row in rows), rows
+
+
+def test_the_run_line_counts_in_words() -> None:
+    from agentsense.report.sections.runs import run_line
+
+    run = {"task": "goal", "kind": "goal", "model": "m", "scoring": "goal_completion"}
+    assert (
+        run_line({**run, "logs": 1, "scenes": 1})
+        == "goal m: 1 log, 1 scene, scoring goal_completion"
+    )
+    assert run_line({**run, "logs": 2, "scenes": 24}) == (
+        "goal m: 2 logs, 24 scenes, scoring goal_completion"
+    )

@@ -265,14 +265,16 @@ def run_report(args: argparse.Namespace) -> int:
     for line in report.unfinished:
         print(wrapped(line, "UNFINISHED: "))
     for line in report.runs:
-        print(f"Run: {line}")
+        print(wrapped(line, "Run: "))
     for note in report.notes:
-        print(f"Note: {note}")
+        print(wrapped(note, "Note: "))
     for line in report.left_out():
-        print(f"Left out: {line}")
+        print(wrapped(line, "Left out: "))
     print(
-        f"Wrote {args.out / 'report.md'}: {len(report.sections)} sections, "
-        f"{len(report.tables)} tables, {len(report.figures)} figures."
+        wrapped(
+            f"Wrote {args.out / 'report.md'}: {len(report.sections)} sections, "
+            f"{len(report.tables)} tables, {len(report.figures)} figures."
+        )
     )
     return EXIT_OK
 
@@ -447,12 +449,13 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     os.environ.setdefault("INSPECT_LOG_LEVEL", "error")
+    from .console import wrapped_lines
     from .errors import ReportError
 
     try:
         return COMMANDS[args.command](args)
     except ReportError as error:
-        print(f"agentsense {args.command}: error: {error}", file=sys.stderr)
+        print(wrapped_lines(str(error), f"agentsense {args.command}: error: "), file=sys.stderr)
         return EXIT_ERROR
 
 

@@ -32,9 +32,10 @@ def _who(run: dict[str, object]) -> str:
 def run_line(run: dict[str, object]) -> str:
     """One line per run for the console."""
     logs = int(str(run.get("logs") or 1))
+    scenes = int(str(run.get("scenes") or 0))
     return (
-        f"{run['task']} {_who(run)}: {logs} log{'s' if logs > 1 else ''}, {run.get('scenes', 0)} "
-        f"scenes, scoring {run.get('scoring')}"
+        f"{run['task']} {_who(run)}: {logs} log{'s' if logs != 1 else ''}, {scenes} "
+        f"scene{'s' if scenes != 1 else ''}, scoring {run.get('scoring')}"
     )
 
 
