@@ -314,6 +314,11 @@ def test_interview_requests_go_to_their_model_with_their_settings(
     mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("INSPECT_EVAL_MODEL", "mockllm/evaluated")
+    # An empty context: an earlier eval() of this worker leaves its active model set.
+    contextvars.Context().run(interview_requests, mode)
+
+
+def interview_requests(mode: str) -> None:
     scene = two_goal_scene()
     protocol = Protocol(mode=mode, agent_temperature=0.7, judge_temperature=0.1, max_tokens=64)
     judge = Judge("judge_1", get_model("mockllm/judge"))
