@@ -69,26 +69,3 @@ def test_a_quoted_name_is_never_split() -> None:
     assert all(len(line) <= WIDTH for line in shown.splitlines())
     assert any('"<evaluated model>"' in line for line in shown.splitlines())
     assert any("`inspect eval-retry a.eval`" in line for line in shown.splitlines())
-
-
-def test_report_lines_and_errors(
-    kind_logs: dict[str, Path],
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """`agentsense report`'s Run, Note and Wrote lines, and a refusal of several lines."""
-    from agentsense.report.assemble import load_inputs, report_data
-    from agentsense.report.document import ReportOptions
-
-    logs = [str(kind_logs[kind]) for kind in ("goal", "info", "full", "pairwise")]
-    status, out, _ = printed(["report", *logs, "--out", str(tmp_path), "--no-figures"], capsys)
-    assert status == 0
-    options = ReportOptions(tmp_path / "data", figures=False)
-    report = report_data(load_inputs(logs, options), options)
-    assert report.runs
-    for line in [*(f"Run: {r}" for r in report.runs), *(f"Note: {n}" for n in report.notes)]:
-        assert flat(line) in flat(out), line
-    monkeypatch.chdir(tmp_path)  # short paths, as a user types them
-    status, _, err = printed(["report", "logs/none", "--out", "report"], capsys)
-    assert status != 0 and "Traceback" not in err

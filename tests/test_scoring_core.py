@@ -238,11 +238,13 @@ def test_the_official_gate_on_one_and_on_no_character() -> None:
 
 
 def in_context(roles: dict[str, Any]) -> tuple[list[Any], bool]:
+    """judge_panel() in an empty context: an earlier eval() of this worker leaves its model set."""
+
     def bound() -> tuple[list[Any], bool]:
         init_model_roles(roles)
         return judge_panel()
 
-    return contextvars.copy_context().run(bound)
+    return contextvars.Context().run(bound)
 
 
 def test_the_judge_panel_is_the_role_in_binding_order() -> None:
@@ -268,7 +270,7 @@ def test_self_judging_is_said_in_the_transcript(monkeypatch: pytest.MonkeyPatch)
         judge_panel()
         return transcript().events[-1]
 
-    event = contextvars.copy_context().run(unbound)
+    event = contextvars.Context().run(unbound)
     assert isinstance(event, InfoEvent) and event.data == SELF_JUDGING
 
 

@@ -265,16 +265,14 @@ def run_report(args: argparse.Namespace) -> int:
     for line in report.unfinished:
         print(wrapped(line, "UNFINISHED: "))
     for line in report.runs:
-        print(wrapped(line, "Run: "))
+        print(f"Run: {line}")
     for note in report.notes:
-        print(wrapped(note, "Note: "))
+        print(f"Note: {note}")
     for line in report.left_out():
-        print(wrapped(line, "Left out: "))
+        print(f"Left out: {line}")
     print(
-        wrapped(
-            f"Wrote {args.out / 'report.md'}: {len(report.sections)} sections, "
-            f"{len(report.tables)} tables, {len(report.figures)} figures."
-        )
+        f"Wrote {args.out / 'report.md'}: {len(report.sections)} sections, "
+        f"{len(report.tables)} tables, {len(report.figures)} figures."
     )
     return EXIT_OK
 
@@ -449,13 +447,12 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     os.environ.setdefault("INSPECT_LOG_LEVEL", "error")
-    from .console import wrapped_lines
     from .errors import ReportError
 
     try:
         return COMMANDS[args.command](args)
     except ReportError as error:
-        print(wrapped_lines(str(error), f"agentsense {args.command}: error: "), file=sys.stderr)
+        print(f"agentsense {args.command}: error: {error}", file=sys.stderr)
         return EXIT_ERROR
 
 

@@ -73,17 +73,6 @@ QUOTED = re.compile(r'"[^"\n]{1,40}"|`[^`\n]{1,40}`')
 NBSP = "\u00a0"
 
 
-def wrapped_lines(text: str, prefix: str = "") -> str:
-    """A message of several lines (an error and its fix), each line wrapped at WIDTH on its
-    own: the first after `prefix`, the others under their own leading spaces."""
-    first, *rest = text.splitlines() or [""]
-    shown = [wrapped(first, prefix)]
-    for line in rest:
-        lead = line[: len(line) - len(line.lstrip())]
-        shown.append(wrapped(line.strip(), lead, lead + INDENT) if line.strip() else "")
-    return "\n".join(shown)
-
-
 def wrapped(text: str, prefix: str = "", indent: str = INDENT) -> str:
     """`prefix + text` wrapped at WIDTH, continuation lines indented; words never broken."""
     joined = QUOTED.sub(lambda span: span.group().replace(" ", NBSP), text)
