@@ -52,6 +52,7 @@ LAYERS: dict[str, int] = {
     "gca": 6,
     # reading logs back and computing the paper's numbers
     "analysis": 7,
+    "reference": 7,  # the paper's published numbers and model names, read by the report
     "report": 8,
     # entry points
     "tasks": 9,
