@@ -38,3 +38,18 @@ def log_dir(tmp_path: Path) -> Iterator[Path]:
     path = tmp_path / "logs"
     path.mkdir()
     yield path
+
+
+# The longest modules (minutes of CPU each: a real model, a wheel install, mypy, fault injection,
+# the analysis page's runs) start first, so that no worker begins one when the rest is done.
+LONGEST_FIRST = (
+    "tests/test_smollm.py",
+    "tests/test_wheel.py",
+    "tests/test_types.py",
+    "tests/test_reliability.py",
+    "tests/test_analysis_docs.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in LONGEST_FIRST)  # stable
