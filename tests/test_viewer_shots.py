@@ -9,7 +9,6 @@ screenshots are left in the test's temporary folder, not in the repository.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import socket
@@ -24,6 +23,7 @@ import pytest
 from inspect_ai import eval
 
 from agentsense.tasks import full
+from prerequisites import prerequisite_missing
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b", "standin/persona/judge-c"]
@@ -38,10 +38,9 @@ sync_api = pytest.importorskip("playwright.sync_api")
 def _chromium() -> None:
     if Path(CHROMIUM).exists():
         return
-    message = "Debian's chromium is not installed (apt-get install chromium)"
-    if os.environ.get("CI"):
-        pytest.fail(f"CI must look at Inspect View, but {message}")
-    pytest.skip(message)
+    prerequisite_missing(
+        "look at Inspect View", "Debian's chromium is not installed (apt-get install chromium)"
+    )
 
 
 def free_port() -> int:
