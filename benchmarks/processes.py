@@ -30,7 +30,15 @@ def stub_server(
     latency: float, log: Path | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """The stub in its own process; yields its base URL. Stopped with SIGTERM at the end."""
-    command = [sys.executable, "-m", "agentsense.stub", "--port", "0", "--latency", str(latency)]
+    command = [
+        sys.executable,
+        "-m",
+        "agentsense.standin.stub",
+        "--port",
+        "0",
+        "--latency",
+        str(latency),
+    ]
     command += ["--log", str(log)] if log else []
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -9,7 +9,7 @@ unmodified (never into this repository) and run with `run_eval.py --task_workers
 that has AutoGen 0.2.40 (`--official-python`; `../shared/tools/side-by-side` builds one in
 ~/.cache/side-by-side/venv, the default). agentsense runs as a user runs it:
 `inspect eval agentsense/full --model vllm/agent --model-role judge=vllm/judge-a,...,judge-c
---max-connections C`. Both talk to the project's stub server (`python -m agentsense.stub
+--max-connections C`. Both talk to the project's stub server (`python -m agentsense.standin.stub
 --latency L`: persona replies; its own process, so its CPU is charged to neither), on the same
 scenes (the demo set, or N/24 copies of it with distinct `sample_idx`), 3 judges. Runs alternate
 official / agentsense, `--runs` pairs per latency; the table holds medians and the ratios
@@ -82,7 +82,7 @@ def load_variants(path: Path = OPTIONS_FILE) -> list[Variant]:
 
 def scenes_file(work: Path, scenes: int) -> Path:
     """The demo scenes, `scenes / 24` copies with distinct `sample_idx`, as JSONL."""
-    demo = resources.files("agentsense.dataset") / "data" / "demo.jsonl"
+    demo = resources.files("agentsense.sense.dataset") / "data" / "demo.jsonl"
     rows = [json.loads(line) for line in demo.read_text().splitlines() if line.strip()]
     if scenes % len(rows) and scenes > len(rows):
         raise SystemExit(f"--scenes {scenes}: use at most {len(rows)} or a multiple of it")

@@ -4,8 +4,8 @@
         --repeats 3 --json throughput.json [--profile] [--shards 1 2 4]
 
 THE RUNS. For each scene count N, connection limit C and repeat, the script starts the stub
-model server (`python -m agentsense.stub --latency L`: every reply after exactly L seconds, no
-concurrency limit, its own process so its CPU is not charged to the plugin), then runs
+model server (`python -m agentsense.standin.stub --latency L`: every reply after exactly L seconds,
+no concurrency limit, its own process so its CPU is not charged to the plugin), then runs
 
     inspect eval agentsense/full -T dataset=demo (--limit N | --epochs N/24) --display none \
         --model vllm/agent --model-role judge=vllm/judge-a,vllm/judge-b,vllm/judge-c \

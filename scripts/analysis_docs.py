@@ -31,9 +31,9 @@ def run_logs(root: Path) -> dict[str, Path]:
     """The logs of the page's examples (stand-in models, demo set), one folder each."""
     from inspect_ai import eval
 
+    from agentsense.sense.tasks.homogeneous import full, goal, info
+    from agentsense.sense.tasks.pairwise import pairwise
     from agentsense.tasks import blind
-    from agentsense.tasks.homogeneous import full, goal, info
-    from agentsense.tasks.pairwise import pairwise
 
     judged = {"judge": JUDGES}
     runs = {

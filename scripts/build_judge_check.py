@@ -1,4 +1,4 @@
-"""Build `src/agentsense/dataset/data/judge_check.jsonl`, the judge meta-evaluation set.
+"""Build `src/agentsense/sense/dataset/data/judge_check.jsonl`, the judge meta-evaluation set.
 
 Input: the hand-written `judge_check_source.json` (per base: one goal of one demo scene, and the
 short exchanges that achieve, refuse, only claim or ignore it) and the demo scenes (for the goal,
@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agentsense.prompts import GREETING
+from agentsense.sense.prompts import GREETING
 
-DATA = Path(__file__).resolve().parent.parent / "src" / "agentsense" / "dataset" / "data"
+DATA = Path(__file__).resolve().parent.parent / "src" / "agentsense" / "sense" / "dataset" / "data"
 SOURCE = DATA / "judge_check_source.json"
 DEMO = DATA / "demo.jsonl"
 OUTPUT = DATA / "judge_check.jsonl"

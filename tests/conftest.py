@@ -12,7 +12,12 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["pytester", "shared_builds", "agentsense.stub.pytest_plugin", "agentsense_logs"]
+pytest_plugins = [
+    "pytester",
+    "shared_builds",
+    "agentsense.standin.stub.pytest_plugin",
+    "agentsense_logs",
+]
 
 # pip keeps the cache of the shell that started the tests (the wheel test installs from it).
 _CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")

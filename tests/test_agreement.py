@@ -36,7 +36,7 @@ from agentsense.analysis.agreement import (
     unreadable_shares,
 )
 from agentsense.analysis.answer_frame import ANSWER_COLUMNS
-from agentsense.scorers.answer_reading import robust_yes
+from agentsense.sense.scorers.answer_reading import robust_yes
 
 JUDGES = {
     "judge_1": ["Yes", "Yes", "No", "Yes", "Yes"],

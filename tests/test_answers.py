@@ -12,8 +12,8 @@ from typing import Any, cast
 
 import pytest
 
-from agentsense.protocol import OptionMark
-from agentsense.scorers.answer_reading import official_choice, official_yes, robust_yes
+from agentsense.sense.protocol import OptionMark
+from agentsense.sense.scorers.answer_reading import official_choice, official_yes, robust_yes
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sense-parity"
 TABLE: dict[str, Any] = json.loads((FIXTURES / "parse_parity.json").read_text())

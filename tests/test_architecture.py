@@ -148,7 +148,7 @@ def test_scorers_import_no_solver() -> None:
     edges = [
         (a, b)
         for a, b in graph().edges
-        if a.startswith("agentsense.scorers") and b.startswith("agentsense.solvers")
+        if a.startswith("agentsense.sense.scorers") and b.startswith("agentsense.solvers")
     ]
     assert not edges, f"scorers importing solvers: {edges}"
 

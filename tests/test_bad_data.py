@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from agentsense.dataset.samples import demo_path
-from agentsense.dataset.validation import DatasetError
-from agentsense.errors import PrerequisiteError
-from agentsense.stub import StubServer
-from agentsense.stub.harness import InspectCLI
+from agentsense.engine.errors import PrerequisiteError
+from agentsense.sense.dataset.samples import demo_path
+from agentsense.sense.dataset.validation import DatasetError
+from agentsense.standin.stub import StubServer
+from agentsense.standin.stub.harness import InspectCLI
 from agentsense.tasks import full
 
 Record = dict[str, Any]

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from inspect_ai.log import read_eval_log
 
-from agentsense.models.rules import Request
-from agentsense.stub.harness import InspectCLI, canonical, log_figures
+from agentsense.standin.rules import Request
+from agentsense.standin.stub.harness import InspectCLI, canonical, log_figures
 
 pytestmark = pytest.mark.slow
 
@@ -167,7 +167,7 @@ def expected(case: Case, official: bool) -> dict[str, float]:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """One CLI run per protocol mode over all cases; the stub plays every model."""
-    from agentsense.stub import StubServer
+    from agentsense.standin.stub import StubServer
 
     root = tmp_path_factory.mktemp("bad-outputs")
     data = dataset(root / "cases.jsonl")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 from agentsense.analysis.baselines import mcq_chance, trivial_goal_scores
-from agentsense.dataset.samples import load_scenarios
-from agentsense.dataset.schema import MCQ, Scenario
-from agentsense.protocol import Protocol
+from agentsense.sense.dataset.samples import load_scenarios
+from agentsense.sense.dataset.schema import MCQ, Scenario
+from agentsense.sense.protocol import Protocol
 
 OFFICIAL, CORRECTED = Protocol(mode="official"), Protocol(mode="corrected")
 

@@ -10,10 +10,10 @@ from inspect_ai import eval
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, resolve_sample_attachments
 
-from agentsense.dataset.samples import scenario_of
-from agentsense.leakage.blind_test import BLIND_KEY
-from agentsense.prompts import character_system_prompt
-from agentsense.scorers.answer_reading import official_choice
+from agentsense.sense.dataset.samples import scenario_of
+from agentsense.sense.leakage.blind_test import BLIND_KEY
+from agentsense.sense.prompts import character_system_prompt
+from agentsense.sense.scorers.answer_reading import official_choice
 from agentsense.tasks import blind
 
 MODEL = "standin/persona/agent"

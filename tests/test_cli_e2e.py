@@ -11,8 +11,8 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
-from agentsense.dataset.samples import demo_path
-from agentsense.errors import PrerequisiteError
+from agentsense.engine.errors import PrerequisiteError
+from agentsense.sense.dataset.samples import demo_path
 
 JUDGES = "standin/persona/judge-a,standin/persona/judge-b,standin/persona/judge-c"
 GOAL_KEYS = ["self", "other", "judge_1", "judge_2", "judge_3", "judge_mean", "judge_majority"]

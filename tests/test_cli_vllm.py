@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from agentsense.prompts import JUDGE_SYSTEM_PROMPT
-from agentsense.stub import StubServer
-from agentsense.stub.harness import InspectCLI, sample_scores, score_differences
-from agentsense.stub.pytest_plugin import StubFactory
+from agentsense.sense.prompts import JUDGE_SYSTEM_PROMPT
+from agentsense.standin.stub import StubServer
+from agentsense.standin.stub.harness import InspectCLI, sample_scores, score_differences
+from agentsense.standin.stub.pytest_plugin import StubFactory
 
 pytestmark = pytest.mark.slow
 

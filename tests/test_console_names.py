@@ -5,7 +5,7 @@ Inspect's console prints the results as blocks of four scores a row, each block 
 are short, and no task logs a package metric per score key (those print as `agentsense/<name>`):
 PSI and template means are one metric over the whole score, printed as the scorer's block with
 its own keys (`judge_majority_psi`). The rule is checked on every task's declared scores
-(`agentsense.tasks.logged_metrics`) with panels of 1 to 6 judges; the slow test reads what the
+(`agentsense.logged_metrics`) with panels of 1 to 6 judges; the slow test reads what the
 real `inspect eval` prints at COLUMNS=80.
 """
 
@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
-from agentsense.gca.reference_free import CRITIC_KEYS
-from agentsense.tasks.logged_metrics import LOGGED_METRICS
+from agentsense.coser.reference_free import CRITIC_KEYS
+from agentsense.logged_metrics import LOGGED_METRICS
 
 INSPECT = str(Path(sys.executable).with_name("inspect"))
 WIDTH = 80

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from agentsense import tasks
+from agentsense.arguments import describe
 from agentsense.cli import main
+from agentsense.engine.strict import declared_names
 from agentsense.report.compare import CompareOptions, compare, comparison_rows
-from agentsense.tasks.parameters import describe
-from agentsense.tasks.strict import declared_names
 
 WIDTH = 80
 
@@ -62,7 +62,7 @@ def test_compare_rows(kind_logs: dict[str, Path], capsys: pytest.CaptureFixture[
 
 
 def test_a_quoted_name_is_never_split() -> None:
-    from agentsense.console import wrapped
+    from agentsense.engine.console import wrapped
 
     text = "x " * 30 + '"<evaluated model>" and `inspect eval-retry a.eval` end'
     shown = wrapped(text, "Note: ")

@@ -30,8 +30,9 @@ from agentsense.construction.construct_solver import (
     read_scripts,
     script_sample,
 )
-from agentsense.construction.construction_prompts import PAPER_PROMPTS
+from agentsense.construction.construct_task import construct
 from agentsense.construction.export import export_scenarios, summary
+from agentsense.construction.prompts import PAPER_PROMPTS
 from agentsense.construction.repair import Asker, Ledger, ParseError, extract_json, parse_yes_no
 from agentsense.construction.review import SheetError, apply_sheet, sheet_rows, write_sheet
 from agentsense.construction.screenplay import parse_text, read_screenplay
@@ -44,10 +45,9 @@ from agentsense.construction.screenplay_scenes import (
     parse_division,
 )
 from agentsense.construction.script_elements import render
-from agentsense.dataset.validation import read_scenarios
-from agentsense.errors import PrerequisiteError
-from agentsense.tasks.construct import construct
-from agentsense.tasks.homogeneous import full
+from agentsense.engine.errors import PrerequisiteError
+from agentsense.sense.dataset.validation import read_scenarios
+from agentsense.sense.tasks.homogeneous import full
 
 FIXTURES = Path(__file__).parent / "fixtures" / "construction"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
-from agentsense.scenario.conversation import Turn, history, prompt, visible_text
+from agentsense.engine.conversation import Turn, history, prompt, visible_text
 
 
 def turn(speaker: str, text: str, index: int = 1) -> Turn:

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from agentsense.cli import main
-from agentsense.dataset.samples import demo_path
+from agentsense.sense.dataset.samples import demo_path
 
 # App. B.3 Table 5: the eight goal categories under their ERG needs, in the paper's order.
 NEEDS = {
@@ -126,8 +126,8 @@ def test_a_constructed_file_counts_under_its_script(tmp_path: Path) -> None:
     """A real build (agentsense/construct with the stand-in builder), exported as users do."""
     from inspect_ai import eval as inspect_eval
 
+    from agentsense.construction.construct_task import construct
     from agentsense.construction.export import export_scenarios
-    from agentsense.tasks.construct import construct
 
     (log,) = inspect_eval(
         construct(), model="standin/persona/builder", log_dir=str(tmp_path / "logs"), display="none"

@@ -1,7 +1,7 @@
 """The bundled demo set is its own source: these are the promises of its README, checked on it.
 
-`src/agentsense/dataset/data/demo.jsonl` is edited by hand; the project's validator reads it like
-any dataset, and the rules below (from `dataset/data/README.md`) are what makes it a useful demo.
+`src/agentsense/sense/dataset/data/demo.jsonl` is edited by hand; the project's validator reads
+it like any dataset, and the rules below (from `dataset/data/README.md`) are what makes it a useful demo.
 Scenario types and goal categories are those of `prompts.py`, declared there once.
 """
 
@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from agentsense.dataset.samples import demo_path, load_scenarios
-from agentsense.dataset.schema import Scenario
-from agentsense.prompts import GOAL_CATEGORIES, SCENARIO_TYPES
+from agentsense.sense.dataset.samples import demo_path, load_scenarios
+from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.prompts import GOAL_CATEGORIES, SCENARIO_TYPES
 
 SELF = "Has {name} achieved the goal '{goal}' during the conversation? Answer Yes or No."
 OTHERS = "In your opinion, has {name} achieved the goal '{goal}'? Answer Yes or No."
@@ -117,7 +117,7 @@ def test_roles(scenes: list[Scenario]) -> None:
 def test_types_and_categories_outside_prompts_py_are_refused(
     records: list[dict[str, Any]], tmp_path: Any
 ) -> None:
-    from agentsense.dataset.validation import DatasetError
+    from agentsense.sense.dataset.validation import DatasetError
 
     record = json.loads(json.dumps(records[0]))
     record["scenario_type"] = "tiny society"

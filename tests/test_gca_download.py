@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import tenacity
 
-from agentsense.gca import dataset
-from agentsense.gca.dataset import PINNED, GCADataError, PinnedFile, coser_url, pinned_path
+from agentsense.coser import dataset
+from agentsense.coser.dataset import PINNED, GCADataError, PinnedFile, coser_url, pinned_path
 from file_server import FileServer, Reply, file_server
 
 OFFICIAL = PINNED["official"]  # the real pin, before the fixture swaps it

@@ -13,16 +13,16 @@ from typing import Any
 import pytest
 from inspect_ai.model import GenerateConfig, get_model
 
-from agentsense.gca import coser_prompts as prompts
-from agentsense.gca.compared_texts import actor_rounds, reference_text, simulation_text
-from agentsense.gca.critic import extract_json, read_flaws
-from agentsense.gca.dataset import GCADataError, demo_path, load_circumstances
-from agentsense.gca.gca_simulation import GCASettings, cast_prompts
-from agentsense.gca.record import Circumstance
-from agentsense.gca.score import dimension_score, ignored_severities, severity_sum
-from agentsense.scenario.conversation import Turn
-from agentsense.solvers.next_speaker import NextSpeakerPredictor, parse_colon, parse_head
-from agentsense.solvers.thoughts import ThoughtViews, add_speaker_name, remove_inner_thoughts
+from agentsense.coser import prompts
+from agentsense.coser.compared_texts import actor_rounds, reference_text, simulation_text
+from agentsense.coser.critic import extract_json, read_flaws
+from agentsense.coser.dataset import GCADataError, demo_path, load_circumstances
+from agentsense.coser.record import Circumstance
+from agentsense.coser.score import dimension_score, ignored_severities, severity_sum
+from agentsense.coser.simulation import GCASettings, cast_prompts
+from agentsense.engine.conversation import Turn
+from agentsense.engine.next_speaker import NextSpeakerPredictor, parse_colon, parse_head
+from agentsense.engine.thoughts import ThoughtViews, add_speaker_name, remove_inner_thoughts
 
 
 def demo_records() -> list[Circumstance]:

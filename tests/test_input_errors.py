@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from agentsense.dataset.samples import demo_path
-from agentsense.dataset.validation import DatasetError, read_scenarios
-from agentsense.errors import PrerequisiteError
-from agentsense.gca.dataset import GCADataError
-from agentsense.gca.dataset import demo_path as coser_demo_path
+from agentsense.coser.dataset import GCADataError
+from agentsense.coser.dataset import demo_path as coser_demo_path
+from agentsense.engine.errors import PrerequisiteError
+from agentsense.sense.dataset.samples import demo_path
+from agentsense.sense.dataset.validation import DatasetError, read_scenarios
 from agentsense.tasks import gca, goal, info, pairwise
 
 

@@ -9,13 +9,13 @@ from typing import Any, cast
 import pytest
 from inspect_ai.model import Model, ModelOutput
 
-from agentsense.dataset.samples import demo_path
-from agentsense.dataset.schema import Scenario
-from agentsense.protocol import Protocol
-from agentsense.scenario.conversation import Turn
-from agentsense.scenario.interview import Interviewer, Question
-from agentsense.scenario.judge_panel import Judge
-from agentsense.scorers.goal import goal_questions
+from agentsense.engine.conversation import Turn
+from agentsense.engine.judge_panel import Judge
+from agentsense.sense.dataset.samples import demo_path
+from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.interview import Interviewer, Question
+from agentsense.sense.protocol import Protocol
+from agentsense.sense.scorers.goal import goal_questions
 
 
 class Answering:

@@ -23,15 +23,15 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, resolve_sample_attachments
 from inspect_ai.model import get_model
 
-from agentsense.dataset.samples import demo_path
-from agentsense.dataset.schema import Scenario
-from agentsense.protocol import Protocol
-from agentsense.scenario.conversation import Conversation, Turn
-from agentsense.scenario.interview import Interviewer
-from agentsense.scenario.judge_panel import Judge
-from agentsense.scorers.goal import goal_questions
-from agentsense.scorers.mcq import mcq_questions
-from agentsense.seeding import scene_rng
+from agentsense.engine.conversation import Conversation, Turn
+from agentsense.engine.judge_panel import Judge
+from agentsense.engine.seeding import scene_rng
+from agentsense.sense.dataset.samples import demo_path
+from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.interview import Interviewer
+from agentsense.sense.protocol import Protocol
+from agentsense.sense.scorers.goal import goal_questions
+from agentsense.sense.scorers.mcq import mcq_questions
 
 AGENT = "standin/persona/agent"
 JUDGE = "standin/persona/judge-a"

@@ -15,11 +15,11 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-from agentsense.dataset.judge_check_items import JudgeCheckItem, bundled_path, load_items
-from agentsense.dataset.validation import DatasetError
-from agentsense.prompts import JUDGE_SYSTEM_PROMPT
-from agentsense.protocol import Protocol
-from agentsense.scorers.judge_check_verdicts import (
+from agentsense.sense.dataset.judge_check_items import JudgeCheckItem, bundled_path, load_items
+from agentsense.sense.dataset.validation import DatasetError
+from agentsense.sense.prompts import JUDGE_SYSTEM_PROMPT
+from agentsense.sense.protocol import Protocol
+from agentsense.sense.scorers.judge_check_verdicts import (
     JudgeVerdicts,
     ask_judges,
     judge_verdicts,
@@ -91,7 +91,9 @@ def test_construction(items: list[JudgeCheckItem]) -> None:
     }
     assert len(set(cases.values())) == 1  # every base gives each case once
     by_id = {item.id: item for item in items}
-    demo = [json.loads(line) for line in (ROOT / "src/agentsense/dataset/data/demo.jsonl").open()]
+    demo = [
+        json.loads(line) for line in (ROOT / "src/agentsense/sense/dataset/data/demo.jsonl").open()
+    ]
     questions = {
         q["question"]
         for r in demo

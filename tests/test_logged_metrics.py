@@ -1,4 +1,4 @@
-"""Every task's log holds the metrics `agentsense.tasks.logged_metrics` declares, no more, no less,
+"""Every task's log holds the metrics `agentsense.logged_metrics` declares, no more, no less,
 in the declared order: a real log of every task is read against the declaration. PSI is among
 them, a column of `evals_df`, and equal to the report's PSI to the last digit."""
 
@@ -14,7 +14,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 
 import agentsense
 from agentsense.cli import main
-from agentsense.tasks.logged_metrics import (
+from agentsense.logged_metrics import (
     BEGIN,
     END,
     LOGGED_METRICS,
@@ -28,7 +28,7 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 
 @pytest.fixture(scope="module")
 def script_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from agentsense.tasks.script_prediction import script_prediction
+    from agentsense.sense.tasks.script_prediction import script_prediction
 
     log_dir = tmp_path_factory.mktemp("script-prediction")
     (log,) = eval(
@@ -123,7 +123,7 @@ def test_the_readme_table_is_rendered_from_the_declaration() -> None:
     text = README.read_text(encoding="utf-8")
     assert text.count(BEGIN) == 1 and text.count(END) == 1
     assert replace_section(text) == text, (
-        "README.md is out of date: run python -m agentsense.tasks.logged_metrics README.md"
+        "README.md is out of date: run python -m agentsense.logged_metrics README.md"
     )
     for task, declared in LOGGED_METRICS.items():
         assert f"| `{task}` |" in text

@@ -13,12 +13,12 @@ import pytest
 from inspect_ai.model import get_model
 from inspect_ai.scorer import Metric, SampleScore, Score
 
-from agentsense.dataset.schema import Scenario
-from agentsense.metrics import clustered_uncertainty, psi, template_mean, template_metrics
-from agentsense.protocol import Protocol
-from agentsense.scenario.interview import Question
-from agentsense.scenario.judge_panel import Judge
-from agentsense.scorers.goal import (
+from agentsense.engine.judge_panel import Judge
+from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.interview import Question
+from agentsense.sense.metrics import clustered_uncertainty, psi, template_mean, template_metrics
+from agentsense.sense.protocol import Protocol
+from agentsense.sense.scorers.goal import (
     GoalReading,
     combine,
     goal_questions,
@@ -26,7 +26,7 @@ from agentsense.scorers.goal import (
     majority,
     score_goals,
 )
-from agentsense.scorers.mcq import mcq_questions, score_mcq
+from agentsense.sense.scorers.mcq import mcq_questions, score_mcq
 
 NAN = math.nan
 

@@ -13,11 +13,17 @@ from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.util import registry_info
 
 import agentsense
-from agentsense.console import LEVEL_WIDTH
-from agentsense.errors import PrerequisiteError
-from agentsense.roles import TASK_ROLES, ignored_roles, missing_roles, refused_roles, role_check
-from agentsense.stub import StubServer
-from agentsense.stub.harness import CliResult, InspectCLI
+from agentsense.engine.console import LEVEL_WIDTH
+from agentsense.engine.errors import PrerequisiteError
+from agentsense.engine.roles import (
+    TASK_ROLES,
+    ignored_roles,
+    missing_roles,
+    refused_roles,
+    role_check,
+)
+from agentsense.standin.stub import StubServer
+from agentsense.standin.stub.harness import CliResult, InspectCLI
 from agentsense.tasks import goal
 
 AGENT = "standin/persona/agent"

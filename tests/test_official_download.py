@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from agentsense.cache import cache_dir
-from agentsense.dataset import official
-from agentsense.dataset.official import (
+from agentsense.engine.cache import cache_dir
+from agentsense.sense.dataset import official
+from agentsense.sense.dataset.official import (
     OFFICIAL_SOURCES,
     OfficialSource,
     git_blob_id,
     official_path,
     official_url,
 )
-from agentsense.dataset.validation import DatasetError
+from agentsense.sense.dataset.validation import DatasetError
 from file_server import FileServer, Reply, file_server
 
 # The real pins, captured before any fixture swaps an entry for the synthetic file.

@@ -10,10 +10,10 @@ from inspect_ai import eval, eval_set
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog
 
-from agentsense.dataset.samples import demo_path
-from agentsense.errors import PrerequisiteError
-from agentsense.scenario.persona import has_both_roles, role_binding
-from agentsense.tasks.pairwise import pairwise
+from agentsense.engine.errors import PrerequisiteError
+from agentsense.sense.dataset.samples import demo_path
+from agentsense.sense.persona import has_both_roles, role_binding
+from agentsense.sense.tasks.pairwise import pairwise
 
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b"]
 SENDER = "standin/persona/s1"
@@ -42,7 +42,7 @@ def test_characters_bind_to_their_label() -> None:
 
 
 def test_label_rules_follow_the_official_code() -> None:
-    from agentsense.dataset.schema import Scenario
+    from agentsense.sense.dataset.schema import Scenario
 
     record = demo_records()[0]
     scene = Scenario.model_validate(record)

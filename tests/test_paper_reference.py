@@ -1,5 +1,5 @@
-"""The paper's published numbers (agentsense/reference/paper.csv) against the paper's own text,
-and the serving-name mapping (agentsense/reference/models.csv and a user's file).
+"""The paper's published numbers (agentsense/sense/reference/paper.csv) against the paper's own
+text, and the serving-name mapping (agentsense/sense/reference/models.csv and a user's file).
 
 The tables' text is tests/fixtures/paper_tables.txt, quoted verbatim from the paper, so the
 check needs no copy of the paper at CI time. Each cell is parsed out of that excerpt by its
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from agentsense.errors import ReportError
-from agentsense.reference.model_names import ENV, paper_model
-from agentsense.reference.paper import PaperCell, cell, published_cells, read_cells
+from agentsense.engine.errors import ReportError
+from agentsense.sense.reference.model_names import ENV, paper_model
+from agentsense.sense.reference.paper import PaperCell, cell, published_cells, read_cells
 
 EXCERPT = Path(__file__).parent / "fixtures" / "paper_tables.txt"
 GAP = " (gap to Table 1)"

@@ -26,7 +26,7 @@ import pytest
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import Model
 
-from agentsense.metrics import psi_name, tmean_name
+from agentsense.sense.metrics import psi_name, tmean_name
 from parity_replay import (
     JUDGE_SYSTEM,
     Fixtures,
@@ -77,7 +77,8 @@ class Run:
 
 def template_metrics(log: EvalLog) -> dict[str, dict[str, float]]:
     """The log's metrics per score key, with the key's template mean and PSI as the log has them
-    (the scorer's block: `<key>_tmean`, `<key>_psi`, `agentsense.metrics.template_metrics`)."""
+    (the scorer's block: `<key>_tmean`, `<key>_psi`,
+    `agentsense.sense.metrics.template_metrics`)."""
     assert log.results is not None
     (block,) = [score for score in log.results.scores if score.name == "goal_and_mcq"]
     metrics = {name: values for name, values in metric_values(log).items() if name != block.name}

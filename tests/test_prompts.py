@@ -7,17 +7,17 @@ from typing import Any
 
 import pytest
 
-from agentsense.dataset.schema import Scenario
-from agentsense.prompts import (
+from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.persona import system_prompt
+from agentsense.sense.prompts import (
     GREETING,
     JUDGE_SYSTEM_PROMPT,
     OPTION_MARKS,
     character_system_prompt,
     mcq_prompt,
 )
-from agentsense.protocol import Protocol
-from agentsense.scenario.persona import system_prompt
-from agentsense.scorers.mcq import mcq_questions
+from agentsense.sense.protocol import Protocol
+from agentsense.sense.scorers.mcq import mcq_questions
 
 # A rendered example, as the official code renders it (docs/protocol.md §2.5).
 ALICE_PROMPT = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentsense.tasks.parameters import BEGIN, END, replace_section, section
+from agentsense.arguments import BEGIN, END, replace_section, section
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -13,13 +13,13 @@ def test_the_parameters_section_is_generated_from_the_signatures() -> None:
     text = README.read_text(encoding="utf-8")
     assert text.count(BEGIN) == 1 and text.count(END) == 1
     assert replace_section(text) == text, (
-        "README.md is out of date: run python -m agentsense.tasks.parameters README.md"
+        "README.md is out of date: run python -m agentsense.arguments README.md"
     )
 
 
 def test_the_section_lists_every_argument_of_every_task() -> None:
     import agentsense
-    from agentsense.tasks.strict import declared_names
+    from agentsense.engine.strict import declared_names
 
     generated = section()
     for name in agentsense.__all__:

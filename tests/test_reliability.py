@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from agentsense.dataset.official import git_blob_id
-from agentsense.dataset.samples import demo_path
-from agentsense.dataset.schema import Scenario
-from agentsense.dataset.validation import read_scenarios
-from agentsense.prompts import GREETING, JUDGE_SYSTEM_PROMPT, OPTION_MARKS, mcq_prompt
-from agentsense.scenario.conversation import Turn, visible_text
-from agentsense.scenario.persona import system_prompt
-from agentsense.stub import Faults, RequestRecord, StubServer
-from agentsense.stub.harness import (
+from agentsense.engine.conversation import Turn, visible_text
+from agentsense.sense.dataset.official import git_blob_id
+from agentsense.sense.dataset.samples import demo_path
+from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.dataset.validation import read_scenarios
+from agentsense.sense.persona import system_prompt
+from agentsense.sense.prompts import GREETING, JUDGE_SYSTEM_PROMPT, OPTION_MARKS, mcq_prompt
+from agentsense.standin.stub import Faults, RequestRecord, StubServer
+from agentsense.standin.stub.harness import (
     CliResult,
     InspectCLI,
     kill_after_answers,
@@ -315,7 +315,7 @@ def test_models_never_see_other_characters_secrets_or_goals(clean_run: Run) -> N
 # Runs the inspect CLI with the official pin swapped for a test file (the blob comes from env).
 LAUNCHER = (
     "import os, sys\n"
-    "from agentsense.dataset import official as o\n"
+    "from agentsense.sense.dataset import official as o\n"
     "o.OFFICIAL_SOURCES['official'] = o.OfficialSource(o.OFFICIAL_SOURCES['official'].path,"
     " os.environ['AGENTSENSE_TEST_BLOB'])\n"
     "import runpy\n"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agentsense.reply_json import NoJSON, reply_json
+from agentsense.engine.reply_json import NoJSON, reply_json
 
 
 def test_the_whole_reply_is_read_first_even_a_scalar() -> None:

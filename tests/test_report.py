@@ -23,16 +23,16 @@ from scipy import stats as sps
 from agentsense.analysis.log_reader import load_runs
 from agentsense.analysis.mcq_target import mcq_target
 from agentsense.cli import main
-from agentsense.dataset.samples import load_scenarios
-from agentsense.errors import ReportError
+from agentsense.engine.errors import ReportError
 from agentsense.report.frames import build_units
 from agentsense.report.labels import Labels, apply_labels
 from agentsense.report.sensitivity import abnormal_templates
 from agentsense.report.stats import mean_ci, variance_test
 from agentsense.report.tables import scene_breakdown
+from agentsense.sense.dataset.samples import load_scenarios
+from agentsense.sense.tasks.homogeneous import full, goal
+from agentsense.sense.tasks.pairwise import pairwise
 from agentsense.tasks import blind
-from agentsense.tasks.homogeneous import full, goal
-from agentsense.tasks.pairwise import pairwise
 from agentsense_logs import labeller
 
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b", "standin/persona/judge-c"]

@@ -17,7 +17,6 @@ from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
 
-from agentsense.prompts import GOAL_CATEGORIES
 from agentsense.report.assemble import write_report
 from agentsense.report.document import ReportOptions
 from agentsense.report.plots import (
@@ -30,6 +29,7 @@ from agentsense.report.plots import (
     draw_heatmap,
 )
 from agentsense.report.stats import Estimate, mean_ci
+from agentsense.sense.prompts import GOAL_CATEGORIES
 from agentsense_logs import JUDGES
 
 LEVELS = list(GOAL_CATEGORIES)

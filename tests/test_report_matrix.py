@@ -23,7 +23,7 @@ from inspect_ai.log import read_eval_log, write_eval_log
 
 from agentsense.analysis.log_merge import LogData, merge_logs, signature
 from agentsense.cli import main
-from agentsense.errors import ReportError
+from agentsense.engine.errors import ReportError
 from agentsense.report import assemble, tables, variance_components
 from agentsense.report.assemble import SECTIONS, load_inputs, report_data, write_report
 from agentsense.report.document import Report, ReportOptions

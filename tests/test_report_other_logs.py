@@ -13,7 +13,7 @@ import pytest
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log, write_eval_log
 
 from agentsense.construction.build import BuildResult
-from agentsense.gca.scorer import KEYS
+from agentsense.coser.scorer import KEYS
 from agentsense.report.assemble import write_report
 from agentsense.report.construction import COUNTS
 from agentsense.report.document import ReportOptions

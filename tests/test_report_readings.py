@@ -15,10 +15,10 @@ import pytest
 from inspect_ai.model import get_model
 
 from agentsense.analysis.sample_rows import SampleContext, goal_rows
-from agentsense.dataset.schema import Scenario
-from agentsense.protocol import Protocol
-from agentsense.scenario.judge_panel import Judge
-from agentsense.scorers.goal import goal_questions, score_goals
+from agentsense.engine.judge_panel import Judge
+from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.protocol import Protocol
+from agentsense.sense.scorers.goal import goal_questions, score_goals
 
 # Judge question 0: both judges say yes; judge question 1: both say no.
 VOTES = {0: "Yes.", 1: "No."}

@@ -15,9 +15,9 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog
 
 import agentsense
-from agentsense.dataset.samples import demo_path
 from agentsense.report.assemble import write_report
 from agentsense.report.document import ReportOptions
+from agentsense.sense.dataset.samples import demo_path
 
 AGENT = "standin/persona/agent"
 # Judges that read the transcript, so a scene's scores change with its turn order (per epoch).

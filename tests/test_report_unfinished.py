@@ -20,7 +20,7 @@ from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import ModelAPI, modelapi
 
 from agentsense.cli import main
-from agentsense.models.standin import StandInAPI
+from agentsense.standin.provider import StandInAPI
 from agentsense_logs import AGENT, SCENES, kind_task
 
 # A character of scene 302, the last of SCENES: the failing model fails on that scene only.

@@ -14,14 +14,14 @@ from inspect_ai.event import InfoEvent
 from inspect_ai.log import resolve_sample_attachments
 from inspect_ai.model import get_model
 
-from agentsense.console import NAME, console_logger
-from agentsense.request_format import (
+from agentsense.engine.console import NAME, console_logger
+from agentsense.engine.request_format import (
     MERGING_PROVIDERS,
     merging_models,
     merging_warning,
     task_warning,
 )
-from agentsense.stub.server import StubServer
+from agentsense.standin.stub.server import StubServer
 
 LOCAL = "http://127.0.0.1:9/v1"  # never contacted: building a model makes no request
 

@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from agentsense.dataset.samples import dataset_path, load_scenarios
-from agentsense.dataset.schema import Scenario
-from agentsense.dataset.validation import (
+from agentsense.engine.errors import PrerequisiteError
+from agentsense.sense.dataset.samples import dataset_path, load_scenarios
+from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.dataset.validation import (
     MAX_REPORTED,
     DatasetError,
     Problem,
     read_scenarios,
 )
-from agentsense.errors import PrerequisiteError
 
 # ---------------------------------------------------------------------------------------------
 # A valid two-character record and helpers

@@ -1,4 +1,4 @@
-"""The score keys are declared once (`agentsense.score_keys`) and spelled nowhere else.
+"""The score keys are declared once (`agentsense.sense.score_keys`) and spelled nowhere else.
 
 The walk reads every module of the package except `score_keys.py` and fails on a string literal
 (docstrings and `__all__` aside) that is a declared score key, a distinctive score-metadata key,
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from agentsense import score_keys
-from agentsense.scorers import goal
+from agentsense.sense import score_keys
+from agentsense.sense.scorers import goal
 
-PACKAGE = Path(score_keys.__file__).parent
+PACKAGE = Path(score_keys.__file__).parent.parent
 DECLARATION = Path(score_keys.__file__)
 
 FLAGGED = {
@@ -131,7 +131,7 @@ def test_no_score_key_is_spelled_outside_its_declaration() -> None:
             path.read_text(encoding="utf-8"), path.relative_to(PACKAGE).as_posix()
         )
     ]
-    assert not found, "use the constants of agentsense.score_keys:\n" + "\n".join(found)
+    assert not found, "use the constants of agentsense.sense.score_keys:\n" + "\n".join(found)
 
 
 def test_every_allowed_literal_still_occurs() -> None:

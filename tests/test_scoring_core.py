@@ -17,16 +17,22 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, get_model
 from inspect_ai.model._model import init_model_roles
 from inspect_ai.scorer import SampleScore, Score
 
-from agentsense.dataset.schema import Scenario
-from agentsense.metrics import expand_keys, key_scores, psi_of, score_values, template_mean_of
-from agentsense.protocol import Protocol
-from agentsense.scenario.conversation import SeatViews, Turn
-from agentsense.scenario.interview import Interviewer
-from agentsense.scenario.judge_panel import SELF_JUDGING, Judge, judge_panel
-from agentsense.scorers.answer_reading import official_choice
-from agentsense.scorers.goal import GoalReading, goal_questions, goal_scores, score_goals
-from agentsense.scorers.mcq import mcq_questions, option_label, read_mcq, scene_accuracy, score_mcq
-from agentsense.solvers.speakers import FixedOrder
+from agentsense.engine.conversation import SeatViews, Turn
+from agentsense.engine.judge_panel import SELF_JUDGING, Judge, judge_panel
+from agentsense.engine.speakers import FixedOrder
+from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.interview import Interviewer
+from agentsense.sense.metrics import expand_keys, key_scores, psi_of, score_values, template_mean_of
+from agentsense.sense.protocol import Protocol
+from agentsense.sense.scorers.answer_reading import official_choice
+from agentsense.sense.scorers.goal import GoalReading, goal_questions, goal_scores, score_goals
+from agentsense.sense.scorers.mcq import (
+    mcq_questions,
+    option_label,
+    read_mcq,
+    scene_accuracy,
+    score_mcq,
+)
 
 # --- metrics --------------------------------------------------------------------------------------
 

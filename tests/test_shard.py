@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval
 
-from agentsense.dataset.samples import demo_path, load_scenarios
-from agentsense.dataset.shard import Shard, parse_shard, shard_scenes
-from agentsense.errors import PrerequisiteError
+from agentsense.engine.errors import PrerequisiteError
 from agentsense.report.assemble import write_report
 from agentsense.report.document import ReportOptions
+from agentsense.sense.dataset.samples import demo_path, load_scenarios
+from agentsense.sense.dataset.shard import Shard, parse_shard, shard_scenes
 from agentsense_logs import AGENT, JUDGES, kind_task
 
 # Two templates, three scenes each.

@@ -23,8 +23,9 @@ import pytest
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 from inspect_ai.model import GenerateConfig
 
-from agentsense.errors import PrerequisiteError
-from agentsense.models import smollm, smollm_prepare
+from agentsense.engine.errors import PrerequisiteError
+from agentsense.smollm import prepare as smollm_prepare
+from agentsense.smollm import provider as smollm
 from prerequisites import prerequisite_missing
 
 INSPECT = str(Path(sys.executable).with_name("inspect"))

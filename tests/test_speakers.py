@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from agentsense.dataset.schema import Scenario
-from agentsense.protocol import Protocol
-from agentsense.seeding import scene_rng
-from agentsense.solvers.simulation import turn_plan
-from agentsense.solvers.speakers import speaker_order
+from agentsense.engine.seeding import scene_rng
+from agentsense.engine.speakers import speaker_order
+from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.protocol import Protocol
+from agentsense.sense.simulation import turn_plan
 
 NAMES = {
     2: ["AliceGreene", "BobSmith"],

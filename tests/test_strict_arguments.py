@@ -14,10 +14,10 @@ import pytest
 
 import agentsense
 from agentsense.cli import main
-from agentsense.errors import PrerequisiteError
-from agentsense.models.rules import RULES, standin_rule
-from agentsense.scenario.judge_panel import judges_goals
-from agentsense.tasks.strict import declared_names, empty_role_entries, unknown_arguments_message
+from agentsense.engine.errors import PrerequisiteError
+from agentsense.engine.judge_panel import judges_goals
+from agentsense.engine.strict import declared_names, empty_role_entries, unknown_arguments_message
+from agentsense.standin.rules import RULES, standin_rule
 
 INSPECT = str(Path(sys.executable).with_name("inspect"))
 AGENTSENSE = str(Path(sys.executable).with_name("agentsense"))

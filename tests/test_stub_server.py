@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from agentsense.models.rules import Request, parity, persona
-from agentsense.stub import Faults, Latency, StubServer
-from agentsense.stub.pytest_plugin import StubFactory
+from agentsense.standin.rules import Request, parity, persona
+from agentsense.standin.stub import Faults, Latency, StubServer
+from agentsense.standin.stub.pytest_plugin import StubFactory
 
 PARITY = Path("/work/shared/reference/sense-parity/sense_parity.json")
 SYSTEM = (
@@ -312,7 +312,7 @@ def test_command_line(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "agentsense.stub",
+            "agentsense.standin.stub",
             "--port",
             "0",
             "--fail-500",
@@ -339,8 +339,8 @@ def test_command_line(tmp_path: Path) -> None:
 
 
 def test_command_line_rejects_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
-    """`python -m agentsense.stub --latency soon`, its main() in-process: a usage error."""
-    from agentsense.stub.__main__ import main
+    """`python -m agentsense.standin.stub --latency soon`, its main() in-process: a usage error."""
+    from agentsense.standin.stub.__main__ import main
 
     with pytest.raises(SystemExit) as exited:
         main(["--latency", "soon"])

@@ -15,15 +15,15 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 import agentsense
 from agentsense.construction.labelling import SceneLabels, label_agreement, label_scene
-from agentsense.dataset.samples import demo_path, load_scenarios, scene_dataset
-from agentsense.dataset.validation import DatasetError
-from agentsense.errors import PrerequisiteError
-from agentsense.leakage.blind_test import BlindAnswers, blind_interview
-from agentsense.protocol import Protocol
-from agentsense.tasks.blind import BLIND_EXCLUDES
-from agentsense.tasks.common import TaskArguments, cli_names
-from agentsense.tasks.strict import declared_names
-from agentsense.version import EvalVersion, eval_version
+from agentsense.engine.errors import PrerequisiteError
+from agentsense.engine.strict import declared_names
+from agentsense.engine.version import EvalVersion, eval_version
+from agentsense.sense.dataset.samples import demo_path, load_scenarios, scene_dataset
+from agentsense.sense.dataset.validation import DatasetError
+from agentsense.sense.leakage.blind_test import BlindAnswers, blind_interview
+from agentsense.sense.protocol import Protocol
+from agentsense.sense.tasks.blind import BLIND_EXCLUDES
+from agentsense.sense.tasks.common import TaskArguments, cli_names
 
 EVAL_YAML = Path(agentsense.__file__).parent / "eval.yaml"
 

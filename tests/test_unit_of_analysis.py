@@ -21,7 +21,7 @@ from agentsense.analysis.log_merge import (
     merge_logs,
     signature,
 )
-from agentsense.errors import ReportError
+from agentsense.engine.errors import ReportError
 from agentsense.report.frames import (
     CONVERSATIONS,
     SCENE_ATTRIBUTES,

@@ -9,10 +9,10 @@ from inspect_ai import eval
 from inspect_ai.event import InfoEvent, ModelEvent
 from inspect_ai.log import EvalSample, read_eval_log
 
-from agentsense.dataset.samples import scenario_of
-from agentsense.scorers.explanation import MAJORITY_ROW
+from agentsense.engine.transcript import CALL_RECORDS, INTERVIEW_RECORD
+from agentsense.sense.dataset.samples import scenario_of
+from agentsense.sense.scorers.explanation import MAJORITY_ROW
 from agentsense.tasks import full
-from agentsense.transcript import CALL_RECORDS, INTERVIEW_RECORD
 from view_reading import goal_tables, viewer_order
 
 FIVE = 701

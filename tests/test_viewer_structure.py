@@ -30,13 +30,8 @@ from inspect_ai.event import InfoEvent, ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalLog, EvalSample, headline_metric, read_eval_log
 from inspect_ai.util import registry_info
 
-from agentsense.dataset.samples import scenario_of
-from agentsense.scenario.interview import CALL_SPAN, Question, interview_label
-from agentsense.scenario.persona import CHARACTER_ROLE
-from agentsense.scorers import goal_completion
-from agentsense.scorers.explanation import CELL_CHARS, MAJORITY_ROW
-from agentsense.tasks import full, goal, info, pairwise
-from agentsense.transcript import (
+from agentsense.engine.roles import CHARACTER_ROLE
+from agentsense.engine.transcript import (
     CALL_RECORDS,
     INTERVIEW_RECORD,
     MCQ_RECORD,
@@ -44,6 +39,11 @@ from agentsense.transcript import (
     labelled_calls,
     record_label,
 )
+from agentsense.sense.dataset.samples import scenario_of
+from agentsense.sense.interview import CALL_SPAN, Question, interview_label
+from agentsense.sense.scorers import goal_completion
+from agentsense.sense.scorers.explanation import CELL_CHARS, MAJORITY_ROW
+from agentsense.tasks import full, goal, info, pairwise
 from view_reading import goal_tables, viewer_order
 
 AGENT = "standin/persona/agent"

@@ -1,6 +1,6 @@
 """AgentSense (Mou et al., arXiv 2410.19346) as an Inspect AI task suite."""
 
-from .tasks import (
+from agentsense.tasks import (
     blind,
     construct,
     full,

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .score_keys import HEADLINE
+from agentsense.sense.score_keys import HEADLINE
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1
@@ -236,15 +236,15 @@ def parser() -> argparse.ArgumentParser:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from .console import wrapped
-    from .errors import ReportError
-    from .report.out_folder import check_out
+    from agentsense.engine.console import wrapped
+    from agentsense.engine.errors import ReportError
+    from agentsense.report.out_folder import check_out
 
     if not args.logs:
         raise ReportError("no log given: pass log files or folders of logs (e.g. logs/).")
     check_out(args.out)
-    from .report.assemble import write_report
-    from .report.document import ReportOptions
+    from agentsense.report.assemble import write_report
+    from agentsense.report.document import ReportOptions
 
     sheets = [path for path in args.labels if path.suffix.lower() == ".csv"]
     labels = [path for path in args.labels if path not in sheets]
@@ -295,8 +295,8 @@ def compare_sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from .console import wrapped
-    from .report.compare import CompareOptions, compare, comparison_frame, comparison_text
+    from agentsense.engine.console import wrapped
+    from agentsense.report.compare import CompareOptions, compare, comparison_frame, comparison_text
 
     options = CompareOptions(
         metrics=args.metric,
@@ -348,7 +348,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_labels(args: argparse.Namespace) -> int:
-    from .report.label_export import export_labels
+    from agentsense.report.label_export import export_labels
 
     count = export_labels(args.log, args.out, args.dataset_out)
     print(f"Wrote the labels of {count} scenes to {args.out}.")
@@ -356,9 +356,9 @@ def run_labels(args: argparse.Namespace) -> int:
 
 
 def run_scenarios(args: argparse.Namespace) -> int:
-    from .construction.export import export_scenarios, summary
-    from .construction.review import SheetError
-    from .dataset.validation import DatasetError
+    from agentsense.construction.export import export_scenarios, summary
+    from agentsense.construction.review import SheetError
+    from agentsense.sense.dataset.validation import DatasetError
 
     if args.out is None and args.review is None:
         print(
@@ -380,8 +380,8 @@ def run_scenarios(args: argparse.Namespace) -> int:
 
 
 def run_args(args: argparse.Namespace) -> int:
-    from .tasks import __all__ as task_names
-    from .tasks.parameters import arguments_text
+    from agentsense.arguments import arguments_text
+    from agentsense.tasks import __all__ as task_names
 
     try:
         names = [args.task] if args.task else list(task_names)
@@ -393,9 +393,14 @@ def run_args(args: argparse.Namespace) -> int:
 
 
 def run_annotate(args: argparse.Namespace) -> int:
-    from .analysis import annotation
-    from .analysis.log_reader import load_runs
-    from .report.annotate import human_agreement, sample_path, write_agreement, write_sheet
+    from agentsense.analysis import annotation
+    from agentsense.analysis.log_reader import load_runs
+    from agentsense.report.annotate import (
+        human_agreement,
+        sample_path,
+        write_agreement,
+        write_sheet,
+    )
 
     runs = load_runs(args.logs, args.scorer, args.prefer_newest)
     if args.labels is None:
@@ -418,8 +423,8 @@ def run_annotate(args: argparse.Namespace) -> int:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    from .errors import PrerequisiteError
-    from .report.dataset_counts import counts_markdown, dataset_counts, write_counts
+    from agentsense.engine.errors import PrerequisiteError
+    from agentsense.report.dataset_counts import counts_markdown, dataset_counts, write_counts
 
     try:
         result = dataset_counts(args.dataset)
@@ -447,7 +452,7 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     os.environ.setdefault("INSPECT_LOG_LEVEL", "error")
-    from .errors import ReportError
+    from agentsense.engine.errors import ReportError
 
     try:
         return COMMANDS[args.command](args)

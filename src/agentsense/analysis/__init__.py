@@ -5,8 +5,8 @@ Each function takes a tidy pandas frame (see `answer_frame.ANSWER_COLUMNS`), so 
 frames the report builds and on frames a user builds with `inspect_ai.analysis`.
 """
 
-from .agreement import panel_agreement
-from .answer_frame import ANSWER_COLUMNS
-from .log_reader import goal_answers
+from agentsense.analysis.agreement import panel_agreement
+from agentsense.analysis.answer_frame import ANSWER_COLUMNS
+from agentsense.analysis.log_reader import goal_answers
 
 __all__ = ["ANSWER_COLUMNS", "goal_answers", "panel_agreement"]

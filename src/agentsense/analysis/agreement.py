@@ -35,8 +35,8 @@ import pandas as pd
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from ..score_keys import OTHER, SELF
-from ..scorers.goal import majority
+from agentsense.sense.score_keys import OTHER, SELF
+from agentsense.sense.scorers.goal import majority
 
 SAMPLE = ["log", "id", "epoch"]
 GOAL = [*SAMPLE, "character", "goal_index"]

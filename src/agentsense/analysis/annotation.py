@@ -28,11 +28,11 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import cohen_kappa_score
 
-from ..dataset.schema import Scenario
-from ..scenario.conversation import Turn, visible_text
-from ..scorers.goal import majority
-from .agreement import fleiss
-from .log_fields import records
+from agentsense.analysis.agreement import fleiss
+from agentsense.analysis.log_fields import records
+from agentsense.engine.conversation import Turn, visible_text
+from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.scorers.goal import majority
 
 DEFAULT_SCENES = 100  # as the paper (App. D.1: 100 scenes, 584 goal questions)
 DEFAULT_SEED = 0

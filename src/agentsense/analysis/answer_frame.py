@@ -22,9 +22,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..dataset.schema import Scenario
-from ..score_keys import GoalAnswerRow, answer_kind
-from ..scorers.answer_reading import robust_yes
+from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.score_keys import GoalAnswerRow, answer_kind
+from agentsense.sense.scorers.answer_reading import robust_yes
 
 ANSWER_COLUMNS = [
     "log",

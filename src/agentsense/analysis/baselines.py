@@ -16,13 +16,13 @@ from typing import cast
 
 from inspect_ai.model import Model
 
-from ..dataset.schema import Scenario
-from ..metrics import mean_or_nan
-from ..protocol import Protocol
-from ..scenario.judge_panel import Judge
-from ..score_keys import JUDGE_MAJORITY, MCQ_ACCURACY, OTHER, SELF
-from ..scorers.goal import GoalScores, goal_questions, score_goals
-from ..scorers.mcq import scene_accuracy
+from agentsense.engine.judge_panel import Judge
+from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.metrics import mean_or_nan
+from agentsense.sense.protocol import Protocol
+from agentsense.sense.score_keys import JUDGE_MAJORITY, MCQ_ACCURACY, OTHER, SELF
+from agentsense.sense.scorers.goal import GoalScores, goal_questions, score_goals
+from agentsense.sense.scorers.mcq import scene_accuracy
 
 READINGS = {"always_yes": "Yes", "always_no": "No"}
 

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 from inspect_ai.analysis import SampleColumn, SampleScores
 
-from ..score_keys import CAST, JUDGES, ROLES
+from agentsense.sense.score_keys import CAST, JUDGES, ROLES
 
 # Task name (without the `agentsense/` prefix) -> kind of run.
 TASK_KINDS = {

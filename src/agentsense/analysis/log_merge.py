@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ReportError
-from .progress import plan_counts
+from agentsense.analysis.progress import plan_counts
+from agentsense.engine.errors import ReportError
 
 # Task arguments that select samples rather than define the run.
 SELECTION_ARGS = ("shard",)

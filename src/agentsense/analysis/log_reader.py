@@ -30,12 +30,8 @@ import pandas as pd
 from inspect_ai.analysis import evals_df, samples_df
 from inspect_ai.log import list_eval_logs, read_eval_log_sample
 
-from ..dataset.schema import Scenario
-from ..errors import ReportError
-from ..scenario.conversation import Conversation, Turn
-from ..score_keys import GOAL_ANSWERS, GOAL_KEYS, JUDGES, SCORE_KEYS
-from .answer_frame import answer_frame, answer_rows
-from .log_fields import (
+from agentsense.analysis.answer_frame import answer_frame, answer_rows
+from agentsense.analysis.log_fields import (
     JUDGED_TASKS,
     LOG_SUFFIXES,
     NO_ROUNDS,
@@ -54,9 +50,13 @@ from .log_fields import (
     setup,
     short_task,
 )
-from .log_merge import LogData, config_key, merge_logs, signature
-from .progress import planned_keys
-from .sample_rows import goal_rows, mcq_rows, sample_context, scene_row
+from agentsense.analysis.log_merge import LogData, config_key, merge_logs, signature
+from agentsense.analysis.progress import planned_keys
+from agentsense.analysis.sample_rows import goal_rows, mcq_rows, sample_context, scene_row
+from agentsense.engine.conversation import Conversation, Turn
+from agentsense.engine.errors import ReportError
+from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.score_keys import GOAL_ANSWERS, GOAL_KEYS, JUDGES, SCORE_KEYS
 
 
 @dataclass

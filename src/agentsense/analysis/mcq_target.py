@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ..dataset.schema import MCQ, Scenario
+from agentsense.sense.dataset.schema import MCQ, Scenario
 
 EXPLICIT_FIELDS = ("target", "about", "owner")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .log_fields import json_value, missing
+from agentsense.analysis.log_fields import json_value, missing
 
 Key = tuple[str, int]
 STATUS_WORDS = {

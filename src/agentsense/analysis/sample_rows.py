@@ -11,12 +11,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..dataset.schema import Scenario
-from ..protocol import Protocol
-from ..score_keys import GOAL_KEYS, GOAL_SCORES, JUDGES, MCQ_ANSWERS, PROTOCOL, SCORE_KEYS
-from .baselines import scene_baselines
-from .log_fields import as_float, json_value, merged_scores
-from .mcq_target import mcq_target
+from agentsense.analysis.baselines import scene_baselines
+from agentsense.analysis.log_fields import as_float, json_value, merged_scores
+from agentsense.analysis.mcq_target import mcq_target
+from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.protocol import Protocol
+from agentsense.sense.score_keys import (
+    GOAL_KEYS,
+    GOAL_SCORES,
+    JUDGES,
+    MCQ_ANSWERS,
+    PROTOCOL,
+    SCORE_KEYS,
+)
 
 
 @dataclass

@@ -17,16 +17,19 @@ from typing import Annotated, Any, Literal
 from inspect_ai.util import span
 from pydantic import BaseModel, Field
 
-from ..prompts import goal_category_prompt, scenario_type_prompt, sender_receiver_prompt
-from . import characters as ch
-from . import goals as gl
-from . import private_info as pi
-from . import templates as tp
-from .account import LineAccount
-from .construction_prompts import PROMPT_1_EPISODES_DIVISION, PROMPT_2_SCENES_DIVISION, fill_named
-from .labelling import parse_categories, parse_roles, parse_type
-from .repair import Asker, Ledger, ParseError, Stage
-from .screenplay_scenes import (
+from agentsense.construction import characters as ch
+from agentsense.construction import goals as gl
+from agentsense.construction import private_info as pi
+from agentsense.construction import templates as tp
+from agentsense.construction.account import LineAccount
+from agentsense.construction.labelling import parse_categories, parse_roles, parse_type
+from agentsense.construction.prompts import (
+    PROMPT_1_EPISODES_DIVISION,
+    PROMPT_2_SCENES_DIVISION,
+    fill_named,
+)
+from agentsense.construction.repair import Asker, Ledger, ParseError, Stage
+from agentsense.construction.screenplay_scenes import (
     ScreenplayScene,
     accept_division,
     by_headings,
@@ -34,7 +37,12 @@ from .screenplay_scenes import (
     parse_division,
     to_scene,
 )
-from .script_elements import Element, render
+from agentsense.construction.script_elements import Element, render
+from agentsense.sense.prompts import (
+    goal_category_prompt,
+    scenario_type_prompt,
+    sender_receiver_prompt,
+)
 
 BACKGROUND = Stage("A5 background (Prompt 3)", tp.parse_background, tp.BACKGROUND_EXAMPLE)
 REWRITE = Stage("B2 scenario rewriting (Prompt 5)", tp.parse_rewrite, tp.REWRITE_EXAMPLE)

@@ -11,7 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from .construction_prompts import (
+from agentsense.construction.private_info import QA, mcq, option_text
+from agentsense.construction.prompts import (
     PROFILE_TEMPLATE_EXAMPLE,
     PROMPT_13_ATTRIBUTE_EXTRACTION,
     PROMPT_14_RELATIONSHIP_EXTRACTION,
@@ -21,9 +22,8 @@ from .construction_prompts import (
     fill_format,
     fill_marks,
 )
-from .private_info import QA, mcq, option_text
-from .repair import ParseError, Stage, as_object, extract_json, text_field
-from .templates import fill_slots
+from agentsense.construction.repair import ParseError, Stage, as_object, extract_json, text_field
+from agentsense.construction.templates import fill_slots
 
 ATTRIBUTES_EXAMPLE = "[{# charcater_1 profile}, {# character_2 profile}]"
 RELATIONSHIP_EXAMPLE = '{"relationship": "..."}'

@@ -20,12 +20,9 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, store_as
 from pydantic import Field
 
-from ..errors import PrerequisiteError
-from ..metrics import score_values
-from ..roles import BUILDER_ROLE
-from .build import BuildResult, BuildSettings, Pipeline
-from .repair import Asker, Ledger
-from .screenplay import (
+from agentsense.construction.build import BuildResult, BuildSettings, Pipeline
+from agentsense.construction.repair import Asker, Ledger
+from agentsense.construction.screenplay import (
     EXPECTED,
     Screenplay,
     ScriptError,
@@ -34,7 +31,10 @@ from .screenplay import (
     read_screenplay,
     script_files,
 )
-from .screenplay_scenes import has_interaction
+from agentsense.construction.screenplay_scenes import has_interaction
+from agentsense.engine.errors import PrerequisiteError
+from agentsense.engine.roles import BUILDER_ROLE
+from agentsense.sense.metrics import score_values
 
 logger = logging.getLogger(__name__)
 

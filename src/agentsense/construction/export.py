@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..dataset.validation import read_scenarios
-from ..errors import ReportError
-from .build import FILTERED, BuildResult, instantiate_all
-from .characters import Template
-from .review import apply_sheet, write_sheet
+from agentsense.construction.build import FILTERED, BuildResult, instantiate_all
+from agentsense.construction.characters import Template
+from agentsense.construction.review import apply_sheet, write_sheet
+from agentsense.engine.errors import ReportError
+from agentsense.sense.dataset.validation import read_scenarios
 
 STORE_KEY = "BuildStore:result"
 

@@ -6,14 +6,21 @@ the official consumer keys its interview questions by goal text, so duplicates w
 
 from __future__ import annotations
 
-from .construction_prompts import (
+from agentsense.construction.prompts import (
     PROMPT_4_GOAL_EXTRACTION,
     PROMPT_6_GOAL_FILTERING,
     compact_json,
     fill_named,
 )
-from .repair import ParseError, Stage, as_object, extract_json, text_field, text_list
-from .templates import Draft
+from agentsense.construction.repair import (
+    ParseError,
+    Stage,
+    as_object,
+    extract_json,
+    text_field,
+    text_list,
+)
+from agentsense.construction.templates import Draft
 
 GOALS_EXAMPLE = '{"name": "...", "goals": ["...", ...]}'
 FILTER_EXAMPLE = '{"examination": "...", "update": "..."}'

@@ -23,18 +23,23 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, store_as
 from pydantic import Field
 
-from ..dataset.samples import scenario_of
-from ..dataset.schema import Scenario
-from ..prompts import (
+from agentsense.engine.reply_json import NoJSON, reply_json
+from agentsense.engine.roles import LABELLER_ROLE, RECEIVER_ROLE, SENDER_ROLE
+from agentsense.sense.dataset.samples import scenario_of
+from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.prompts import (
     GOAL_CATEGORIES,
     SCENARIO_TYPES,
     goal_category_prompt,
     scenario_type_prompt,
     sender_receiver_prompt,
 )
-from ..reply_json import NoJSON, reply_json
-from ..roles import LABELLER_ROLE, RECEIVER_ROLE, SENDER_ROLE
-from ..score_keys import CATEGORY_AGREEMENT, LABEL_AGREEMENTS, ROLE_AGREEMENT, TYPE_AGREEMENT
+from agentsense.sense.score_keys import (
+    CATEGORY_AGREEMENT,
+    LABEL_AGREEMENTS,
+    ROLE_AGREEMENT,
+    TYPE_AGREEMENT,
+)
 
 ROLES = (SENDER_ROLE, RECEIVER_ROLE)
 AGREEMENT_KEYS = tuple(LABEL_AGREEMENTS)

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from .construction_prompts import (
+from agentsense.construction.prompts import (
     PROMPT_7_CASE_VALIDATION,
     PROMPT_8_PRIVATE_INFO_GENERATION,
     PROMPT_9_NEGATIVE_OPTIONS,
@@ -18,8 +18,15 @@ from .construction_prompts import (
     fill_named,
     fill_positional,
 )
-from .repair import ParseError, Stage, as_object, extract_json, parse_yes_no, text_field
-from .templates import Draft
+from agentsense.construction.repair import (
+    ParseError,
+    Stage,
+    as_object,
+    extract_json,
+    parse_yes_no,
+    text_field,
+)
+from agentsense.construction.templates import Draft
 
 QA_EXAMPLE = '[{"role": str, "question": str, "explanation": str, "answer": str}]'
 OPTIONS_EXAMPLE = '[{"option1": "xxx", "option2": "xxx", "option3": "xxx"}]'

@@ -25,8 +25,8 @@ from inspect_ai.model import (
 from inspect_ai.util import span
 from pydantic import BaseModel, Field
 
-from ..reply_json import NoJSON, reply_json
-from .construction_prompts import FIX_JSON_PROMPT, FIX_REASON, FIX_YES_NO_PROMPT
+from agentsense.construction.prompts import FIX_JSON_PROMPT, FIX_REASON, FIX_YES_NO_PROMPT
+from agentsense.engine.reply_json import NoJSON, reply_json
 
 T = TypeVar("T")
 

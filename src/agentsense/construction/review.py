@@ -15,8 +15,8 @@ import csv
 from collections import Counter
 from pathlib import Path
 
-from .characters import Template
-from .private_info import option_text
+from agentsense.construction.characters import Template
+from agentsense.construction.private_info import option_text
 
 ANNOTATORS = ("annotator_1", "annotator_2", "annotator_3")
 COLUMNS = (

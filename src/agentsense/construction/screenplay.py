@@ -29,10 +29,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .account import LineAccount
-from .imsdb import looks_like_html, page_lines
-from .script_elements import Element
-from .script_reader import Format, Reading, read_lines
+from agentsense.construction.account import LineAccount
+from agentsense.construction.imsdb import looks_like_html, page_lines
+from agentsense.construction.script_elements import Element
+from agentsense.construction.script_reader import Format, Reading, read_lines
 
 FOUNTAIN_SUFFIXES = (".fountain", ".spmd")
 HTML_SUFFIXES = (".html", ".htm")

@@ -14,9 +14,9 @@ from collections import Counter
 
 from pydantic import BaseModel
 
-from .repair import ParseError, as_object, extract_json
-from .screenplay import parse_text
-from .script_elements import Element, speakers
+from agentsense.construction.repair import ParseError, as_object, extract_json
+from agentsense.construction.screenplay import parse_text
+from agentsense.construction.script_elements import Element, speakers
 
 
 class Line(BaseModel):

@@ -12,8 +12,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Literal
 
-from .account import BLANK, NO_CUE, LineAccount
-from .script_elements import (
+from agentsense.construction.account import BLANK, NO_CUE, LineAccount
+from agentsense.construction.script_elements import (
     EXTENSION,
     HEADING,
     TRANSITION,

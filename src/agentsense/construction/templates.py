@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from .construction_prompts import (
+from agentsense.construction.prompts import (
     PROMPT_3_DESCRIPTIVE_BACKGROUND,
     PROMPT_5_SCENARIO_REWRITING,
     PROMPT_11_ENTITY_EXTRACTION,
@@ -21,8 +21,14 @@ from .construction_prompts import (
     fill_format,
     fill_named,
 )
-from .repair import ParseError, as_object, extract_json, text_field, text_list
-from .screenplay_scenes import ScreenplayScene
+from agentsense.construction.repair import (
+    ParseError,
+    as_object,
+    extract_json,
+    text_field,
+    text_list,
+)
+from agentsense.construction.screenplay_scenes import ScreenplayScene
 
 BACKGROUND_EXAMPLE = '{"background": "..."}'
 REWRITE_EXAMPLE = (

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..analysis.annotation import (
+from agentsense.analysis.annotation import (
     DEFAULT_ANNOTATORS,
     SHEET_COLUMNS,
     SheetError,
@@ -32,10 +32,10 @@ from ..analysis.annotation import (
     sample_units,
     unit_rows,
 )
-from ..analysis.log_fields import records
-from ..analysis.log_reader import Runs, sample_conversation
-from ..errors import ReportError
-from .render import markdown
+from agentsense.analysis.log_fields import records
+from agentsense.analysis.log_reader import Runs, sample_conversation
+from agentsense.engine.errors import ReportError
+from agentsense.report.render import markdown
 
 SAMPLE_SUFFIX = ".sample.json"
 ENCODING = "utf-8-sig"  # with a BOM, so spreadsheet programs read the text as UTF-8

@@ -12,47 +12,47 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..analysis.log_fields import records
-from ..analysis.log_reader import Runs, load_runs, log_paths
-from .construction import construction_section
-from .content import Absent, Content
-from .document import NO_RUN, Inputs, Report, ReportOptions
-from .frames import Units, build_units
-from .gca import gca_section
-from .headers import HEADERS
-from .judge_check_section import judge_check_section
-from .labels import apply_labels, read_labels
-from .other_logs import OtherLogs, split_logs
-from .out_folder import check_out
-from .repeated import repeated_section
-from .sections.attack_defence import attack_section
-from .sections.breakdowns import (
+from agentsense.analysis.log_fields import records
+from agentsense.analysis.log_reader import Runs, load_runs, log_paths
+from agentsense.report.construction import construction_section
+from agentsense.report.content import Absent, Content
+from agentsense.report.document import NO_RUN, Inputs, Report, ReportOptions
+from agentsense.report.frames import Units, build_units
+from agentsense.report.gca import gca_section
+from agentsense.report.headers import HEADERS
+from agentsense.report.judge_check_section import judge_check_section
+from agentsense.report.labels import apply_labels, read_labels
+from agentsense.report.other_logs import OtherLogs, split_logs
+from agentsense.report.out_folder import check_out
+from agentsense.report.repeated import repeated_section
+from agentsense.report.sections.attack_defence import attack_section
+from agentsense.report.sections.breakdowns import (
     SCENE_FACTORS,
     category_section,
     overconfidence_section,
     scene_section,
 )
-from .sections.human_labels import human_labels_section
-from .sections.judge_reliability import reliability_section
-from .sections.label_agreement import labelling_section
-from .sections.leakage_baseline import leakage_section
-from .sections.profile_sensitivity import sensitivity_section
-from .sections.runs import (
+from agentsense.report.sections.human_labels import human_labels_section
+from agentsense.report.sections.judge_reliability import reliability_section
+from agentsense.report.sections.label_agreement import labelling_section
+from agentsense.report.sections.leakage_baseline import leakage_section
+from agentsense.report.sections.profile_sensitivity import sensitivity_section
+from agentsense.report.sections.runs import (
     notes_section,
     run_line,
     runs_section,
     unfinished_banner,
     unfinished_lines,
 )
-from .sections.sender_receiver import pairs_section
-from .sections.shared import written
-from .sections.statistics_notes import statistics_section
-from .sections.table_one import table_one_section
-from .sections.trivial_baselines import baselines_section
-from .sections.uncertainty import uncertainty_section
-from .table_two import script_prediction_section
-from .usage import usage_section
-from .variance_components import variance_section
+from agentsense.report.sections.sender_receiver import pairs_section
+from agentsense.report.sections.shared import written
+from agentsense.report.sections.statistics_notes import statistics_section
+from agentsense.report.sections.table_one import table_one_section
+from agentsense.report.sections.trivial_baselines import baselines_section
+from agentsense.report.sections.uncertainty import uncertainty_section
+from agentsense.report.table_two import script_prediction_section
+from agentsense.report.usage import usage_section
+from agentsense.report.variance_components import variance_section
 
 
 def table_two_section(inputs: Inputs) -> Content:

@@ -21,15 +21,15 @@ from typing import Any
 
 import pandas as pd
 
-from ..analysis.log_fields import records
-from ..analysis.log_reader import load_scores
-from ..analysis.progress import shortfall
-from ..console import blocks
-from ..errors import ReportError
-from ..score_keys import BLIND_MCQ_ACCURACY, HEADLINE, MCQ_ACCURACY, SCENE_KEYS
-from .comparable import ALLOW_MIXED, ALLOW_TASK, differences
-from .render import markdown
-from .stats import Paired, Test, min_detectable_difference, paired
+from agentsense.analysis.log_fields import records
+from agentsense.analysis.log_reader import load_scores
+from agentsense.analysis.progress import shortfall
+from agentsense.engine.console import blocks
+from agentsense.engine.errors import ReportError
+from agentsense.report.comparable import ALLOW_MIXED, ALLOW_TASK, differences
+from agentsense.report.render import markdown
+from agentsense.report.stats import Paired, Test, min_detectable_difference, paired
+from agentsense.sense.score_keys import BLIND_MCQ_ACCURACY, HEADLINE, MCQ_ACCURACY, SCENE_KEYS
 
 DEFAULT_METRICS = (HEADLINE, MCQ_ACCURACY, BLIND_MCQ_ACCURACY)
 KEY = ["id", "epoch"]

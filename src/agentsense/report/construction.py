@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..analysis.log_fields import records
-from ..roles import BUILDER_ROLE
-from .content import Absent, Content
-from .other_logs import OtherLogs, log_name, newest_score, read_full, role_model
-from .render import markdown
+from agentsense.analysis.log_fields import records
+from agentsense.engine.roles import BUILDER_ROLE
+from agentsense.report.content import Absent, Content
+from agentsense.report.other_logs import OtherLogs, log_name, newest_score, read_full, role_model
+from agentsense.report.render import markdown
 
 if TYPE_CHECKING:
-    from .document import Report
+    from agentsense.report.document import Report
 
 TASK = "construct"
 COUNTS = (

@@ -14,10 +14,16 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import Patch
 
-from ..dataset.counts import TOTAL, UNCATEGORISED, category_table, count_table, dataset_label
-from ..dataset.samples import load_scenarios
-from ..prompts import SCENARIO_TYPES
-from .render import markdown
+from agentsense.report.render import markdown
+from agentsense.sense.dataset.counts import (
+    TOTAL,
+    UNCATEGORISED,
+    category_table,
+    count_table,
+    dataset_label,
+)
+from agentsense.sense.dataset.samples import load_scenarios
+from agentsense.sense.prompts import SCENARIO_TYPES
 
 FIGURE = "goal_categories.png"
 HEADERS = {

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..analysis.log_fields import READ_TASKS
-from ..analysis.log_reader import Runs
-from .frames import Units
-from .other_logs import OtherLogs
-from .plots import FigureRecord
-from .sensitivity import ALPHA, DEFAULT_METRIC
+from agentsense.analysis.log_fields import READ_TASKS
+from agentsense.analysis.log_reader import Runs
+from agentsense.report.frames import Units
+from agentsense.report.other_logs import OtherLogs
+from agentsense.report.plots import FigureRecord
+from agentsense.report.sensitivity import ALPHA, DEFAULT_METRIC
 
 NO_RUN = f"no model run among the inputs (a log of {READ_TASKS})"
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..analysis.baselines import BASELINE_COLUMNS
-from ..analysis.log_reader import Runs
-from ..score_keys import GOAL_KEYS, LABEL_AGREEMENTS, scene_columns
-from .settings import label_runs
+from agentsense.analysis.baselines import BASELINE_COLUMNS
+from agentsense.analysis.log_reader import Runs
+from agentsense.report.settings import label_runs
+from agentsense.sense.score_keys import GOAL_KEYS, LABEL_AGREEMENTS, scene_columns
 
 RUN_COLUMNS = ["log", "group", "family", "variant", "kind", "task", "model", "sender", "receiver"]
 SCENE_ATTRIBUTES = ["template_id", "scenario_type", "n_characters", "rounds"]

@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..gca.scorer import KEYS, SCORE_KEYS
-from ..roles import CRITIC_ROLE
-from .content import Absent, Content
-from .other_logs import OtherLogs, items, log_name, read_full, role_model
-from .render import cell, markdown
-from .stats import Estimate, clustered_mean_ci
+from agentsense.coser.scorer import KEYS, SCORE_KEYS
+from agentsense.engine.roles import CRITIC_ROLE
+from agentsense.report.content import Absent, Content
+from agentsense.report.other_logs import OtherLogs, items, log_name, read_full, role_model
+from agentsense.report.render import cell, markdown
+from agentsense.report.stats import Estimate, clustered_mean_ci
 
 if TYPE_CHECKING:
-    from .document import Report
+    from agentsense.report.document import Report
 
 TASK = "gca"
 DIMENSIONS = tuple(KEYS.values())

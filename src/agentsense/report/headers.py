@@ -4,7 +4,7 @@ Score keys are headed as `score_keys.HEADERS` declares them (a declared key is h
 edit here); the columns the report computes itself are headed here.
 """
 
-from ..score_keys import HEADERS as SCORE_HEADERS
+from agentsense.sense.score_keys import HEADERS as SCORE_HEADERS
 
 HEADERS = {
     "kind": "Run",

@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from inspect_ai.scorer import SampleScore, Score
 
-from ..dataset.judge_check_items import CLAIM_CASES, INJECTION_CASES
-from ..metrics import nan_mean
-from ..score_keys import JUDGES
-from ..scorers.judge_check_verdicts import JUDGE_METRICS, UNREADABLE
-from .content import Absent, Content
-from .other_logs import Item, OtherLogs, items, log_name, read_full
-from .render import markdown
+from agentsense.report.content import Absent, Content
+from agentsense.report.other_logs import Item, OtherLogs, items, log_name, read_full
+from agentsense.report.render import markdown
+from agentsense.sense.dataset.judge_check_items import CLAIM_CASES, INJECTION_CASES
+from agentsense.sense.metrics import nan_mean
+from agentsense.sense.score_keys import JUDGES
+from agentsense.sense.scorers.judge_check_verdicts import JUDGE_METRICS, UNREADABLE
 
 if TYPE_CHECKING:
-    from .document import Report
+    from agentsense.report.document import Report
 
 TASK = "judge_check"
 COLUMNS = [

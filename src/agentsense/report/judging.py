@@ -11,16 +11,16 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..analysis.agreement import (
+from agentsense.analysis.agreement import (
     cohen_pairs,
     judge_matrix,
     majority_agreement,
     panel_agreement,
     unreadable_shares,
 )
-from ..analysis.log_fields import records
-from ..analysis.sample_rows import judge_labels
-from ..score_keys import OTHER, SELF
+from agentsense.analysis.log_fields import records
+from agentsense.analysis.sample_rows import judge_labels
+from agentsense.sense.score_keys import OTHER, SELF
 
 SUMMARY_COLUMNS = [
     "run",

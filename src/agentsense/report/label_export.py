@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..dataset.schema import Scenario
-from ..errors import ReportError
-from .labels import Labels
+from agentsense.engine.errors import ReportError
+from agentsense.report.labels import Labels
+from agentsense.sense.dataset.schema import Scenario
 
 
 def _read_labelled(log: str) -> list[tuple[Scenario, dict[str, Any]]]:

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ReportError
+from agentsense.engine.errors import ReportError
 
 if TYPE_CHECKING:  # pandas only for type checking: reading a labels file needs none
     import pandas as pd
 
-    from ..analysis.log_reader import Runs
+    from agentsense.analysis.log_reader import Runs
 
 
 @dataclass

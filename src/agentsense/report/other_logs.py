@@ -12,10 +12,10 @@ from pathlib import Path
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log, read_eval_log_sample_summaries
 from inspect_ai.scorer import Score
 
-from ..analysis.log_fields import TASK_KINDS, short_task
-from ..analysis.progress import finish_hint, planned_keys, scored_run, shortfall
-from ..errors import ReportError
-from ..metrics import nan_mean
+from agentsense.analysis.log_fields import TASK_KINDS, short_task
+from agentsense.analysis.progress import finish_hint, planned_keys, scored_run, shortfall
+from agentsense.engine.errors import ReportError
+from agentsense.sense.metrics import nan_mean
 
 OTHER_TASKS = ("judge_check", "construct", "gca")
 PREFIX = "agentsense/"

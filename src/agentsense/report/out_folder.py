@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import ReportError
+from agentsense.engine.errors import ReportError
 
 
 def check_out(out: Path) -> None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .stats import Estimate
+from agentsense.report.stats import Estimate
 
 DASH = "–"
 

@@ -15,11 +15,11 @@ import statistics
 
 import pandas as pd
 
-from ..analysis.log_fields import records
-from ..analysis.log_reader import Runs
-from ..score_keys import BLIND_MCQ_ACCURACY, GOAL_KEYS, MCQ_ACCURACY
-from .frames import Units
-from .render import DASH, Section, markdown
+from agentsense.analysis.log_fields import records
+from agentsense.analysis.log_reader import Runs
+from agentsense.report.frames import Units
+from agentsense.report.render import DASH, Section, markdown
+from agentsense.sense.score_keys import BLIND_MCQ_ACCURACY, GOAL_KEYS, MCQ_ACCURACY
 
 REPEATED_KINDS = ("homogeneous", "pairwise", "blind")
 METRICS = (*GOAL_KEYS, MCQ_ACCURACY, BLIND_MCQ_ACCURACY)

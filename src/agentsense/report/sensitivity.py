@@ -24,10 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..analysis.log_fields import records
-from ..score_keys import HEADLINE
-from .frames import Units
-from .stats import Estimate, std_ci, variance_test
+from agentsense.analysis.log_fields import records
+from agentsense.report.frames import Units
+from agentsense.report.stats import Estimate, std_ci, variance_test
+from agentsense.sense.score_keys import HEADLINE
 
 DEFAULT_METRIC = HEADLINE
 ALPHA = 0.05

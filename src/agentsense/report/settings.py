@@ -17,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..analysis.log_fields import records
-from ..analysis.progress import shortfall
-from ..errors import ReportError
+from agentsense.analysis.log_fields import records
+from agentsense.analysis.progress import shortfall
+from agentsense.engine.errors import ReportError
 
 # Settings that must agree across runs (the judge panel only across runs that judge goals).
 STRICT = (

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..score_keys import BLIND_MCQ_ACCURACY, SCRIPT_ACCURACY
-from .frames import Units
-from .render import Section, cell, markdown
-from .tables import estimate
+from agentsense.report.frames import Units
+from agentsense.report.render import Section, cell, markdown
+from agentsense.report.tables import estimate
+from agentsense.sense.score_keys import BLIND_MCQ_ACCURACY, SCRIPT_ACCURACY
 
 COLUMNS = (SCRIPT_ACCURACY, BLIND_MCQ_ACCURACY)
 

@@ -14,9 +14,19 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..metrics import profile_sensitivity
-from ..metrics import template_stds as template_std_list
-from ..score_keys import (
+from agentsense.report.frames import CONVERSATIONS, Units
+from agentsense.report.stats import (
+    DIFFERENCE,
+    UNIT,
+    Bounds,
+    Estimate,
+    bounded_mean_ci,
+    mean_ci,
+    template_bootstrap_ci,
+)
+from agentsense.sense.metrics import profile_sensitivity
+from agentsense.sense.metrics import template_stds as template_std_list
+from agentsense.sense.score_keys import (
     BLIND_MCQ_ACCURACY,
     GOAL_KEYS,
     HEADLINE,
@@ -25,16 +35,6 @@ from ..score_keys import (
     MCQ_ACCURACY,
     OTHER,
     SELF,
-)
-from .frames import CONVERSATIONS, Units
-from .stats import (
-    DIFFERENCE,
-    UNIT,
-    Bounds,
-    Estimate,
-    bounded_mean_ci,
-    mean_ci,
-    template_bootstrap_ci,
 )
 
 GOAL_COLUMNS = (SELF, OTHER)

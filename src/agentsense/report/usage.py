@@ -19,11 +19,11 @@ import pandas as pd
 from inspect_ai.event import ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalSample, read_eval_log
 
-from ..analysis.log_fields import records
-from ..roles import CHARACTER_ROLE, JUDGE_ROLE, RECEIVER_ROLE, SENDER_ROLE
-from ..score_keys import JUDGE_REPEAT
-from .log_samples import run_paths, sample_frame
-from .render import Section, markdown
+from agentsense.analysis.log_fields import records
+from agentsense.engine.roles import CHARACTER_ROLE, JUDGE_ROLE, RECEIVER_ROLE, SENDER_ROLE
+from agentsense.report.log_samples import run_paths, sample_frame
+from agentsense.report.render import Section, markdown
+from agentsense.sense.score_keys import JUDGE_REPEAT
 
 PLAYER_ROLES = (CHARACTER_ROLE, SENDER_ROLE, RECEIVER_ROLE)  # roles that play characters
 SIMULATION, SCORING = "simulation", "scoring"

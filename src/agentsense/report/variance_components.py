@@ -15,8 +15,8 @@ from typing import Any
 import pandas as pd
 from inspect_ai.log import EvalSample
 
-from ..analysis.log_fields import records
-from ..analysis.variance import (
+from agentsense.analysis.log_fields import records
+from agentsense.analysis.variance import (
     COMPONENTS,
     REMEDY,
     Decomposition,
@@ -24,10 +24,10 @@ from ..analysis.variance import (
     projection,
     with_intervals,
 )
-from ..score_keys import HEADLINE, HEADLINE_FIRST, JUDGE_REPEAT, JUDGES, MCQ_ACCURACY
-from .log_samples import run_paths, sample_frame
-from .render import Section, markdown
-from .stats import clustered_mean_ci
+from agentsense.report.log_samples import run_paths, sample_frame
+from agentsense.report.render import Section, markdown
+from agentsense.report.stats import clustered_mean_ci
+from agentsense.sense.score_keys import HEADLINE, HEADLINE_FIRST, JUDGE_REPEAT, JUDGES, MCQ_ACCURACY
 
 METRICS = (*HEADLINE_FIRST, MCQ_ACCURACY)
 SHOWN_PROJECTIONS = (HEADLINE, MCQ_ACCURACY)

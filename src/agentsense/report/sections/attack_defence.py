@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from .. import tables
-from ..content import Absent, Content
-from ..document import Inputs
-from ..headers import HEADERS
-from ..plots import Panel, bar_figure
-from ..render import flat, frame_markdown
+from agentsense.report import tables
+from agentsense.report.content import Absent, Content
+from agentsense.report.document import Inputs
+from agentsense.report.headers import HEADERS
+from agentsense.report.plots import Panel, bar_figure
+from agentsense.report.render import flat, frame_markdown
 
 
 def attack_section(inputs: Inputs) -> Content:

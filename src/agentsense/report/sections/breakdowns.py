@@ -8,14 +8,14 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .. import tables
-from ..content import Absent, Content
-from ..document import Inputs, Report
-from ..frames import Units
-from ..headers import HEADERS
-from ..plots import DIFFERENCE_LIMITS, SCORE_LIMITS, bar_figure
-from ..render import frame_markdown, long_flat, wide
-from .shared import bar_panels
+from agentsense.report import tables
+from agentsense.report.content import Absent, Content
+from agentsense.report.document import Inputs, Report
+from agentsense.report.frames import Units
+from agentsense.report.headers import HEADERS
+from agentsense.report.plots import DIFFERENCE_LIMITS, SCORE_LIMITS, bar_figure
+from agentsense.report.render import frame_markdown, long_flat, wide
+from agentsense.report.sections.shared import bar_panels
 
 SCENE_FACTORS = (
     ("scenario_type", "Scenario type", "by_scenario_type", "Fig. 9"),

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from ..content import Absent, Content
-from ..document import Inputs
+from agentsense.report.content import Absent, Content
+from agentsense.report.document import Inputs
 
 
 def human_labels_section(inputs: Inputs) -> Content:
     if inputs.options.annotations is None:
         return Absent("no annotation sheet: pass --labels SHEET.csv (from `agentsense annotate`)")
-    from ..annotate import agreement_markdown, human_agreement
+    from agentsense.report.annotate import agreement_markdown, human_agreement
 
     result = human_agreement(inputs.runs, inputs.options.annotations)
     inputs.report.csv(result.judges, "human_judges")

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...analysis.log_fields import records
-from ..content import Absent, Content
-from ..document import Inputs
-from ..frames import Units
-from ..judging import JudgeTables, judge_tables
-from ..plots import agreement_heatmaps
-from ..render import markdown
-from .shared import number, percent
+from agentsense.analysis.log_fields import records
+from agentsense.report.content import Absent, Content
+from agentsense.report.document import Inputs
+from agentsense.report.frames import Units
+from agentsense.report.judging import JudgeTables, judge_tables
+from agentsense.report.plots import agreement_heatmaps
+from agentsense.report.render import markdown
+from agentsense.report.sections.shared import number, percent
 
 
 def _run_names(units: Units) -> dict[str, str]:

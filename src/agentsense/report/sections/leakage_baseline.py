@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ...score_keys import MCQ_ACCURACY
-from .. import tables
-from ..content import Absent, Content
-from ..document import Inputs
-from ..headers import HEADERS
-from ..render import flat, frame_markdown
-from .shared import has_values
+from agentsense.report import tables
+from agentsense.report.content import Absent, Content
+from agentsense.report.document import Inputs
+from agentsense.report.headers import HEADERS
+from agentsense.report.render import flat, frame_markdown
+from agentsense.report.sections.shared import has_values
+from agentsense.sense.score_keys import MCQ_ACCURACY
 
 
 def leakage_section(inputs: Inputs) -> Content:

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import tables
-from ..content import Absent, Content
-from ..document import Inputs
-from ..headers import HEADERS
-from ..plots import FigureRecord, Panel, bar_figure
-from ..render import markdown
-from ..sensitivity import Sensitivity, profile_sensitivity, std_estimates
-from .shared import has_values
+from agentsense.report import tables
+from agentsense.report.content import Absent, Content
+from agentsense.report.document import Inputs
+from agentsense.report.headers import HEADERS
+from agentsense.report.plots import FigureRecord, Panel, bar_figure
+from agentsense.report.render import markdown
+from agentsense.report.sections.shared import has_values
+from agentsense.report.sensitivity import Sensitivity, profile_sensitivity, std_estimates
 
 
 def sensitivity_section(inputs: Inputs) -> Content:

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...analysis.log_fields import records
-from ...analysis.progress import finish_hint, shortfall
-from ..content import Absent, Content
-from ..document import Inputs
-from ..render import markdown
+from agentsense.analysis.log_fields import records
+from agentsense.analysis.progress import finish_hint, shortfall
+from agentsense.report.content import Absent, Content
+from agentsense.report.document import Inputs
+from agentsense.report.render import markdown
 
 
 def _log_names(run: dict[str, object]) -> str:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .. import tables
-from ..content import Absent, Content
-from ..document import Inputs, Report
-from ..plots import heatmap_figure
-from ..render import flat, frame_markdown
+from agentsense.report import tables
+from agentsense.report.content import Absent, Content
+from agentsense.report.document import Inputs, Report
+from agentsense.report.plots import heatmap_figure
+from agentsense.report.render import flat, frame_markdown
 
 
 def _matrix_block(matrix: pd.DataFrame, title: str, name: str, report: Report) -> str:

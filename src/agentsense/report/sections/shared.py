@@ -8,13 +8,13 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ..content import Absent, Content
-from ..document import Report
-from ..frames import Units
-from ..headers import HEADERS
-from ..plots import Panel
-from ..render import Section, wide
-from ..stats import Estimate
+from agentsense.report.content import Absent, Content
+from agentsense.report.document import Report
+from agentsense.report.frames import Units
+from agentsense.report.headers import HEADERS
+from agentsense.report.plots import Panel
+from agentsense.report.render import Section, wide
+from agentsense.report.stats import Estimate
 
 
 def has_values(frame: pd.DataFrame, column: str) -> bool:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..content import Absent, Content
-from ..document import Inputs
-from ..stats import MIN_TEMPLATES
-from .shared import scored_scenes
+from agentsense.report.content import Absent, Content
+from agentsense.report.document import Inputs
+from agentsense.report.sections.shared import scored_scenes
+from agentsense.report.stats import MIN_TEMPLATES
 
 STATISTICS = f"""## Statistics
 

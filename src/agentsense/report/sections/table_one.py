@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...score_keys import BLIND_MCQ_ACCURACY, HEADLINE, MCQ_ACCURACY
-from .. import tables
-from ..content import Absent, Content
-from ..document import Inputs
-from ..headers import HEADERS
-from ..plots import Panel, bar_figure
-from ..render import flat, frame_markdown
-from ..stats import MIN_TEMPLATES, Estimate
-from ..usage import calls_of, run_usage, table_one_notes
-from .shared import scored_scenes
+from agentsense.report import tables
+from agentsense.report.content import Absent, Content
+from agentsense.report.document import Inputs
+from agentsense.report.headers import HEADERS
+from agentsense.report.plots import Panel, bar_figure
+from agentsense.report.render import flat, frame_markdown
+from agentsense.report.sections.shared import scored_scenes
+from agentsense.report.stats import MIN_TEMPLATES, Estimate
+from agentsense.report.usage import calls_of, run_usage, table_one_notes
+from agentsense.sense.score_keys import BLIND_MCQ_ACCURACY, HEADLINE, MCQ_ACCURACY
 
 
 def table_one_section(inputs: Inputs) -> Content:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from .. import tables
-from ..content import Absent, Content
-from ..document import Inputs
-from ..headers import HEADERS
-from ..render import markdown
-from .shared import number, percent
+from agentsense.report import tables
+from agentsense.report.content import Absent, Content
+from agentsense.report.document import Inputs
+from agentsense.report.headers import HEADERS
+from agentsense.report.render import markdown
+from agentsense.report.sections.shared import number, percent
 
 
 def uncertainty_section(inputs: Inputs) -> Content:

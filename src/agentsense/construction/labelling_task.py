@@ -1,0 +1,42 @@
+"""`agentsense/labelling`: label a dataset that lacks the paper's categories.
+
+For each scene, the model bound to the role `labeller` (required; temperature 0) is asked:
+
+- the scenario type, one of the 3 of App. B.2 (`SCENARIO_TYPE_PROMPT`);
+- the category of every goal, one of the 8 of App. B.3 (`GOAL_CATEGORY_PROMPT`);
+- sender or receiver for every character, with the paper's Prompt 19 (`SENDER_RECEIVER_PROMPT`).
+
+The prompts are in `prompts.py`. The scorer reports agreement with the labels the record already
+has (NaN where it has none), so a labeller can be checked on a labelled set first.
+`agentsense labels LOG --out labels.json` (`report/label_export.py`) exports the labels for
+`agentsense report --labels`, and `--dataset-out` writes a labelled copy of the dataset (with
+`roles`, usable by `agentsense/pairwise`).
+"""
+
+from __future__ import annotations
+
+from inspect_ai import Task, task
+
+from agentsense.construction.labelling import label_agreement, label_scene
+from agentsense.engine.strict import strict_arguments
+from agentsense.engine.version import eval_version
+from agentsense.sense.dataset.samples import load_scenarios, scene_dataset
+from agentsense.sense.tasks.common import dataset_name, task_metadata
+
+
+@task
+@strict_arguments
+def labelling(dataset: str = "official", max_tokens: int = 512) -> Task:
+    """Label goal categories, scenario types and sender/receiver roles with a model.
+
+    Args:
+        dataset: `official`, `official_roles`, `demo`, or the path of a JSONL file.
+        max_tokens: per labelling call (the replies are JSON objects).
+    """
+    return Task(
+        dataset=scene_dataset(load_scenarios(dataset), name=dataset_name(dataset)),
+        solver=label_scene(max_tokens),
+        scorer=label_agreement(),
+        version=eval_version().comparability_version,
+        metadata=task_metadata(dataset, protocol={}, seed=None),
+    )

@@ -1,0 +1,237 @@
+"""CoSER's test set as an Inspect dataset: the pinned files (downloaded, sha256-verified, cached),
+the bundled demo fixtures, or a local JSON file in CoSER's schema.
+
+`-T dataset=` takes:
+- `official`: `data/test/test_set.json` (200 scenes of 101 books) at the pinned commit;
+- `example`: `data/test/example_test_set.json` (3 scenes) at the pinned commit;
+- `demo`: three small scenes written for this project in CoSER's schema (offline smoke runs);
+- a path to a JSON list of records.
+
+Downloads use Inspect's `inspect_ai.util.download` (sha256 check, retries, atomic rename) into
+`<agentsense cache>/coser/`; `AGENTSENSE_COSER_URL` replaces the base URL (a mirror, or a local
+server in tests). A record missing a field the protocol needs is rejected before any model call,
+with its index and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import httpx
+import tenacity
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.util import download
+from pydantic import ValidationError
+
+from agentsense.coser.compared_texts import reference_text
+from agentsense.coser.record import Circumstance
+from agentsense.engine.cache import cache_dir
+from agentsense.engine.errors import PrerequisiteError
+from agentsense.sense.dataset.validation import FITS, MAX_REPORTED, DatasetError, schema_of
+
+REPOSITORY = "Neph0s/CoSER"
+COMMIT = "624efc50db7be3a4e37cec6a1c58ed434dc9f2ce"
+DEFAULT_BASE_URL = f"https://raw.githubusercontent.com/{REPOSITORY}/{COMMIT}"
+URL_ENV = "AGENTSENSE_COSER_URL"
+TIMEOUT = 60.0
+DEMO = "demo"
+
+
+@dataclass(frozen=True)
+class PinnedFile:
+    """A data file of the CoSER repository at the pinned commit, with its sha256."""
+
+    path: str
+    sha256: str
+    records: int
+
+    @property
+    def file_name(self) -> str:
+        upstream = PurePosixPath(self.path)
+        return f"{upstream.stem}-{self.sha256[:16]}{upstream.suffix}"
+
+
+# Looked up at call time, so tests can swap an entry for a synthetic file.
+PINNED: dict[str, PinnedFile] = {
+    "official": PinnedFile(
+        "data/test/test_set.json",
+        "eb175779d1d5adf99c893ff1f82de9b18ada912d3f385b3f5419195afdfb374a",
+        200,
+    ),
+    "example": PinnedFile(
+        "data/test/example_test_set.json",
+        "7d3d771d9dd55d4ff950b4dacc1b79b502c183258d1344c2c3abbe2eddaab451",
+        3,
+    ),
+}
+
+
+class GCADataError(DatasetError):
+    """A CoSER data file that cannot be used: not downloadable, not verified, or bad records."""
+
+    def __init__(self, source: str, message: str, problems: list[str] | None = None) -> None:
+        lines = problems or []
+        shown = "".join(f"\n  - {line}" for line in lines[:MAX_REPORTED])
+        more = len(lines) - MAX_REPORTED
+        tail = f"\n  ... and {more} more" if more > 0 else ""
+        PrerequisiteError.__init__(self, f"{message}{shown}{tail}")
+        self.path = source
+        self.problems = []
+        self.record_problems = lines
+
+
+def demo_path() -> Path:
+    return Path(str(resources.files("agentsense.coser") / "data" / "demo.json"))
+
+
+def coser_url(name: str) -> str:
+    base = os.environ.get(URL_ENV) or DEFAULT_BASE_URL
+    return f"{base.rstrip('/')}/{PINNED[name].path}"
+
+
+def pinned_path(name: str) -> Path:
+    """The verified local copy of a pinned CoSER file, downloaded on first use."""
+    pinned = PINNED[name]
+    dest = cache_dir() / "coser" / pinned.file_name
+    url = coser_url(name)
+    hints = (
+        f"To proceed: download {url} yourself and pass -T dataset=/path/to/"
+        f"{PurePosixPath(pinned.path).name}, or put it in {dest.parent} as {pinned.file_name}, "
+        "or run the bundled scenes with -T dataset=demo."
+    )
+    try:
+        return download(url, pinned.sha256, dest, timeout=TIMEOUT)
+    except ValueError as error:  # checksum mismatch: nothing was cached
+        raise GCADataError(
+            url,
+            f"The CoSER file {pinned.path} from {url} does not match the pinned sha256 "
+            f"({error}); it was not cached. The address may not serve commit {COMMIT} of "
+            f"{REPOSITORY}, or a proxy altered it.\n{hints}",
+        ) from None
+    except (httpx.HTTPError, OSError, tenacity.RetryError) as error:
+        if isinstance(error, tenacity.RetryError):  # transient failures until retries ran out
+            cause = error.last_attempt.exception()
+            reason = f"{cause} (after {error.last_attempt.attempt_number} attempts)"
+        else:
+            reason = str(error)
+        raise GCADataError(
+            url, f"The CoSER file {pinned.path} could not be downloaded ({reason}).\n{hints}"
+        ) from None
+
+
+def dataset_path(dataset: str) -> Path:
+    if dataset == DEMO:
+        return demo_path()
+    if dataset in PINNED:
+        return pinned_path(dataset)
+    path = Path(dataset).expanduser()
+    if not path.is_file():
+        raise GCADataError(
+            dataset,
+            f"-T dataset={dataset!r} is neither 'official', 'example', 'demo' nor a JSON file "
+            "that exists.",
+        )
+    return path
+
+
+def _field(loc: tuple[int | str, ...]) -> str:
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
+
+
+def _record_problems(index: int, raw: Any) -> list[str]:
+    """`record 3 (Book-70-0): field `plot.summary`: missing, ...` for every bad field."""
+    if not isinstance(raw, dict):
+        return [f"record {index}: found {type(raw).__name__}; expected an object"]
+    try:
+        Circumstance.model_validate(raw)
+    except ValidationError as error:
+        label = f"record {index}"
+        if all(isinstance(raw.get(key), (str, int)) for key in ("book", "i_p", "i_c")):
+            label += f" ({raw['book']}-{raw['i_p']}-{raw['i_c']})"
+        lines = []
+        for item in error.errors(include_url=False):
+            found = (
+                "missing; the GCA protocol needs it"
+                if item["type"] == "missing"
+                else f"{item['msg']} (found {_short(item.get('input'))})"
+            )
+            lines.append(f"{label}: field `{_field(item['loc'])}`: {found}")
+        return lines
+    return []
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _first_record(text: str) -> Any:
+    """The first record of a file that is not one JSON document (JSON Lines, say), or None."""
+    for line in text.splitlines():
+        if line.strip():
+            try:
+                return json.loads(line)
+            except json.JSONDecodeError:
+                return None
+    return None
+
+
+def _other_schema(source: str, record: Any) -> None:
+    """An AgentSense dataset given to gca: one error naming the tasks it fits."""
+    if schema_of(record) == "agentsense":
+        raise GCADataError(
+            source,
+            f"{source} holds {FITS['agentsense']}; agentsense/gca reads CoSER's JSON list of "
+            "scenes (docs/gca.md, 'Data'): -T dataset=official, example, demo, or such a file.",
+        )
+
+
+def read_circumstances(path: Path, source: str) -> list[Circumstance]:
+    """Every record of the file, or one error that lists every bad record and field."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise GCADataError(source, f"{source} is not a JSON file ({error}).") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        _other_schema(source, _first_record(text))
+        raise GCADataError(source, f"{source} is not a JSON file ({error}).") from None
+    _other_schema(source, data[0] if isinstance(data, list) and data else data)
+    if not isinstance(data, list):
+        raise GCADataError(source, f"{source} must hold a JSON list of records.")
+    problems = [line for i, raw in enumerate(data) for line in _record_problems(i, raw)]
+    if problems:
+        raise GCADataError(
+            source,
+            f"Invalid CoSER dataset {source}: {len(problems)} problem(s). Fix the records listed "
+            "(schema: docs/gca.md, 'Data'):",
+            problems,
+        )
+    return [Circumstance.model_validate(raw) for raw in data]
+
+
+def to_sample(record: Circumstance) -> Sample:
+    return Sample(
+        id=record.key,
+        input=f"{record.book}\n{record.scenario}\nSpeakers: {', '.join(record.speakers)}",
+        target=reference_text(record.dialogues),
+        metadata={
+            "book": record.book,
+            "tag": record.tag,
+            "circumstance": record.model_dump(mode="json"),
+        },
+    )
+
+
+def load_circumstances(dataset: str) -> list[Circumstance]:
+    return read_circumstances(dataset_path(dataset), dataset)
+
+
+def gca_dataset(records: list[Circumstance], name: str) -> MemoryDataset:
+    return MemoryDataset([to_sample(record) for record in records], name=name)

@@ -1,0 +1,196 @@
+"""The Inspect model roles of every task, declared once, and the check of the roles a run binds.
+
+`TASK_ROLES` says which roles each task uses: `required` ones must be bound; `fallback` ones are
+played by the evaluated model when unbound (on purpose: the judges then judge their own
+characters, and the console says so once). Inspect lets any role name through and never says
+that no model is bound to a role, so a typo (`--model-role judgee=...`) silently leaves the
+evaluated model on the real role. `refused_roles` refuses a bound role the task does not use, with
+the closest one it does, when no AgentSense task uses it; a role another AgentSense task uses is
+only warned about (`ignored_roles`), since one `inspect eval` or eval-set of several tasks binds
+the roles of all of them; `missing_roles` asks for a role the task cannot run without (`labeller`,
+or every role under `--model none`), one line per role, naming the flag that binds it.
+
+Both run when the task is built inside an eval, where `model_roles()` holds the run's roles
+(Inspect sets them before building tasks, so that a task may read them), so a bad role stops the
+run before anything is logged; `role_check`, the task's setup step, repeats them on each sample
+before its first model call, for a task built outside the eval (`eval(goal(), model_roles=...)`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from inspect_ai.model import get_model, model_roles
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from agentsense.engine.errors import PrerequisiteError
+
+CHARACTER_ROLE = "character"  # plays every character not bound to another role
+JUDGE_ROLE = "judge"  # the judge panel (a list of models)
+SENDER_ROLE = "sender"  # pairwise: the characters labelled sender
+RECEIVER_ROLE = "receiver"  # pairwise: the characters labelled receiver
+LABELLER_ROLE = "labeller"  # labelling: scenario types, goal categories, sender/receiver
+BUILDER_ROLE = "builder"  # construct: answers the construction prompts
+ENVIRONMENT_ROLE = "environment"  # gca: CoSER's Environment
+NEXT_SPEAKER_ROLE = "next_speaker"  # gca: CoSER's next-speaker predictor
+CRITIC_ROLE = "critic"  # gca: CoSER's four critics
+
+# Roles of other benchmarks in the same eval-set: Inspect binds every role to every task.
+OTHER_ROLES_VARIABLE = "AGENTSENSE_OTHER_ROLES"
+LOADER = "inspect_ai._eval.loader"  # the module of Inspect that builds a named task
+NO_MODEL = "none/none"  # `--model none`: a run whose every model is on a bound role
+TASK_PREFIX = "agentsense/"
+
+
+@dataclass(frozen=True)
+class TaskRoles:
+    """The roles one task uses: `required` ones must be bound; unbound `fallback` ones are played
+    by the evaluated model."""
+
+    required: tuple[str, ...] = ()
+    fallback: tuple[str, ...] = ()
+
+    @property
+    def used(self) -> tuple[str, ...]:
+        return (*self.required, *self.fallback)
+
+    def needed(self, evaluated: str | None) -> tuple[str, ...]:
+        """The roles that must be bound: under `--model none` no model stands in for any."""
+        return self.used if evaluated == NO_MODEL else self.required
+
+
+TASK_ROLES: dict[str, TaskRoles] = {
+    "goal": TaskRoles(fallback=(CHARACTER_ROLE, JUDGE_ROLE)),
+    "info": TaskRoles(fallback=(CHARACTER_ROLE,)),
+    "full": TaskRoles(fallback=(CHARACTER_ROLE, JUDGE_ROLE)),
+    "blind": TaskRoles(fallback=(CHARACTER_ROLE,)),
+    # every character is a sender or a receiver, so `character` plays nobody here
+    "pairwise": TaskRoles(fallback=(SENDER_ROLE, RECEIVER_ROLE, JUDGE_ROLE)),
+    "judge_check": TaskRoles(fallback=(JUDGE_ROLE,)),
+    "labelling": TaskRoles(required=(LABELLER_ROLE,)),
+    "script_prediction": TaskRoles(),  # the evaluated model answers
+    "construct": TaskRoles(fallback=(BUILDER_ROLE,)),
+    "gca": TaskRoles(fallback=(CHARACTER_ROLE, ENVIRONMENT_ROLE, NEXT_SPEAKER_ROLE, CRITIC_ROLE)),
+}
+
+
+def users_of(role: str) -> list[str]:
+    return [task for task, roles in TASK_ROLES.items() if role in roles.used]
+
+
+def unused_role_line(role: str, valid: tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(role, valid, n=1, cutoff=0.5)
+    if close:
+        return f"  --model-role {role}: did you mean {close[0]}?"
+    return f"  --model-role {role}: no role of this task is close"
+
+
+def other_benchmarks_roles() -> set[str]:
+    return {r.strip() for r in os.environ.get(OTHER_ROLES_VARIABLE, "").split(",") if r.strip()}
+
+
+def refused_roles(task: str, bound: Iterable[str]) -> str | None:
+    """The refusal of the bound roles that no AgentSense task uses (a typo: Inspect would
+    ignore them and the evaluated model would play the real role), or None."""
+    roles = TASK_ROLES[task]
+    others = other_benchmarks_roles()
+    unknown = [role for role in bound if not users_of(role) and role not in others]
+    if not unknown:
+        return None
+    listed = ", ".join(f"{r} (required)" if r in roles.required else r for r in roles.used)
+    its_roles = f"Its roles: {listed}." if roles.used else "It uses no model role, only --model."
+    return (
+        f"No AgentSense task uses these model role(s) of {TASK_PREFIX}{task}:\n"
+        + "\n".join(unused_role_line(role, roles.used) for role in unknown)
+        + f"\n{its_roles}"
+        + f"\nAnother benchmark's role in the same run: {OTHER_ROLES_VARIABLE}={unknown[0]}"
+    )
+
+
+def ignored_roles(task: str, bound: Iterable[str]) -> str | None:
+    """The warning for bound roles other AgentSense tasks use and `task` ignores (a run of
+    several tasks binds them all), or None."""
+    roles = TASK_ROLES[task]
+    ignored = [role for role in bound if role not in roles.used and users_of(role)]
+    if not ignored:
+        return None
+    return f"{TASK_PREFIX}{task} ignores " + "; ".join(
+        f"--model-role {role} (used by {', '.join(users_of(role))})" for role in ignored
+    )
+
+
+def missing_roles(task: str, bound: Iterable[str], evaluated: str | None) -> str | None:
+    """One line per role `task` needs and nobody bound, or None. `evaluated`: the `--model`,
+    None outside an eval (where a task built first gets its roles from `eval()` later)."""
+    if evaluated is None:
+        return None
+    bound = set(bound)
+    roles = TASK_ROLES[task]
+    lines = [
+        f"{TASK_PREFIX}{task} needs --model-role {role}=MODEL "
+        + ("(the role is unbound)" if role in roles.required else "(the run has --model none)")
+        for role in roles.needed(evaluated)
+        if role not in bound
+    ]
+    return "\n".join(lines) or None
+
+
+def refuse_unused(task: str, bound: Iterable[str]) -> None:
+    message = refused_roles(task, bound)
+    if message:
+        raise PrerequisiteError(message)
+
+
+def warn_ignored(task: str, bound: Iterable[str]) -> None:
+    message = ignored_roles(task, bound)
+    if message:
+        from agentsense.engine.console import warn
+
+        warn(message)
+
+
+def require_needed(task: str, bound: Iterable[str], evaluated: str | None) -> None:
+    message = missing_roles(task, bound, evaluated)
+    if message:
+        raise PrerequisiteError(message)
+
+
+def built_by_inspect() -> bool:
+    """Whether Inspect's task loader is building the task (`inspect eval`, `eval("agentsense/
+    goal")`): only then are `model_roles()` and the active model this run's. A task the user
+    builds (`goal()`, then `eval(task, ...)`) sees a past run's, which Inspect leaves set."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__") == LOADER:
+            return True
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
+
+
+def evaluated_model() -> str | None:
+    """The eval's `--model`, or None outside an eval (a task built before `eval()`)."""
+    try:
+        return str(get_model())
+    except ValueError:  # no active model and no INSPECT_EVAL_MODEL
+        return None
+
+
+def run_roles(task_roles: Mapping[str, object] | None = None) -> list[str]:
+    """The roles bound for this run (`--model-role`, `eval(model_roles=...)`) and the task's."""
+    return list(dict.fromkeys([*model_roles(), *(task_roles or {})]))
+
+
+@solver
+def role_check(task: str) -> Solver:
+    """The task's setup step: its roles checked again on each sample, before any model call."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        refuse_unused(task, model_roles())
+        require_needed(task, model_roles(), evaluated_model())
+        return state
+
+    return solve

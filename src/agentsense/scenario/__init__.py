@@ -1,1 +1,0 @@
-"""The scene core shared by simulation and scoring: conversation, personas, interviews, judges."""

@@ -1,0 +1,238 @@
+"""The registered scorers: goal completion, MCQ accuracy, and both on one conversation.
+
+Scorers work from the sample store alone (the conversation and the protocol it ran with), so
+`inspect score` can re-judge a log with other judges. All interview calls of a scene are sent
+concurrently; the `full` task's scorer asks goal and MCQ questions in a single round.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer
+from inspect_ai.solver import TaskState
+from inspect_ai.util import span, store_as
+
+from agentsense.engine.conversation import Conversation
+from agentsense.engine.judge_panel import Judge, judge_panel
+from agentsense.engine.scene_loop import character_role
+from agentsense.engine.seeding import scene_rng
+from agentsense.engine.transcript import INTERVIEW_RECORD, MCQ_RECORD, record_call
+from agentsense.sense.dataset.samples import scenario_of
+from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.interview import (
+    ROUND_SPAN,
+    AnswerHook,
+    Interviewer,
+    Question,
+    interview_label,
+)
+from agentsense.sense.metrics import clustered_uncertainty, template_metrics
+from agentsense.sense.protocol import Protocol
+from agentsense.sense.score_keys import (
+    CAST,
+    GOAL_ANSWERS,
+    GOAL_KEYS,
+    GOAL_SCORES,
+    JUDGE_KEY_GLOB,
+    JUDGE_REPEAT,
+    JUDGE_ROLE_BOUND,
+    JUDGES,
+    MCQ_ACCURACY,
+    MCQ_ANSWERS,
+    MCQ_QUESTION,
+    MCQ_SCORED,
+    PROTOCOL,
+    ROLES,
+)
+from agentsense.sense.scorers.explanation import (
+    goal_explanation,
+    headline,
+    interview_record,
+    mcq_explanation,
+)
+from agentsense.sense.scorers.goal import goal_answer_row, goal_questions, goal_reader, score_goals
+from agentsense.sense.scorers.mcq import mcq_questions, read_mcq, score_mcq
+from agentsense.sense.scorers.repeats import checked_repeat, repeat_seed
+
+# `judge_*` covers the panel's keys (as many as judges are bound); the aggregations are named
+# too, so the headline `judge_majority` resolves even before any sample is scored (Inspect's
+# first, empty progress update cannot expand a glob and would warn that the headline is missing).
+GOAL_METRIC_KEYS = (*GOAL_KEYS[:2], JUDGE_KEY_GLOB, *GOAL_KEYS[2:])
+
+
+def _scene_metrics() -> list[Metric]:
+    """Inspect's metrics per score key, so every name prints whole on an 80-column console (a
+    package's metric per key would print as `agentsense/<name>`)."""
+    return [mean(), *clustered_uncertainty()]
+
+
+def scorer_metrics(
+    keys: tuple[str, ...], goal_keys: tuple[str, ...] = ()
+) -> list[Metric | dict[str, list[Metric]]]:
+    """Per score key its mean and stderr (a block named after the key), and the PSI and
+    template mean of every key in one block named after the scorer (`metrics.template_metrics`:
+    `goal_keys` get the official code's NaN PSI for one-scene templates)."""
+    scene_blocks = {key: _scene_metrics() for key in keys}
+    return [scene_blocks, template_metrics(list(keys), official_nan=list(goal_keys))]
+
+
+GOAL_METRICS = scorer_metrics(GOAL_METRIC_KEYS, GOAL_METRIC_KEYS)
+MCQ_METRICS = scorer_metrics((MCQ_ACCURACY,))
+GOAL_AND_MCQ_METRICS = scorer_metrics((*GOAL_METRIC_KEYS, MCQ_ACCURACY), GOAL_METRIC_KEYS)
+
+
+@dataclass
+class SceneContext:
+    scene: Scenario
+    conversation: Conversation
+    protocol: Protocol
+    seed: int
+    model_roles: dict[str, str | None]
+
+    def interviewer(self, judges: list[Judge], seed: int | None = None) -> Interviewer:
+        return Interviewer(
+            self.scene,
+            self.conversation.turns,
+            self.conversation.start_speaker,
+            self.protocol,
+            self.model_roles,
+            judges,
+            seed,
+        )
+
+
+def scene_context(state: TaskState) -> SceneContext:
+    conversation = store_as(Conversation)
+    if not conversation.turns:
+        raise ValueError(
+            f"Sample {state.sample_id} has no AgentSense conversation in its store: score logs of "
+            "agentsense tasks (the simulation solver writes the conversation)."
+        )
+    return SceneContext(
+        scene=scenario_of(state.metadata),
+        conversation=conversation,
+        protocol=Protocol.model_validate(conversation.protocol),
+        seed=conversation.seed,
+        model_roles=dict(state.metadata.get("model_roles") or {}),
+    )
+
+
+def interview_recorder(scene: Scenario, protocol: Protocol, interviewer: Interviewer) -> AnswerHook:
+    """Writes one transcript record per interview, read as the scorer reads it, right after its
+    model call (see `agentsense.engine.transcript`)."""
+    read = goal_reader(protocol)
+
+    def record(question: Question, answer: str) -> None:
+        model = interviewer.model_name(question)
+        if question.kind == MCQ_QUESTION:
+            row: Mapping[str, Any] = read_mcq(scene, question, answer, protocol, model)
+        else:
+            row = goal_answer_row(question, model, answer, read(answer))
+        source = MCQ_RECORD if question.kind == MCQ_QUESTION else INTERVIEW_RECORD
+        record_call(source, interview_label(question, model), interview_record(row))
+
+    return record
+
+
+async def interview_scene(state: TaskState, goals: bool, mcq: bool, repeat: int = 0) -> Score:
+    """Ask the scene's goal and/or MCQ questions in one concurrent round, then score them
+    (`repeat`: which judge repeat this scoring is, `scorers.repeats`)."""
+    context = scene_context(state)
+    judges, judges_bound = judge_panel() if goals else ([], False)
+    goal_asked = goal_questions(context.scene, judges) if goals else []
+    rng = scene_rng(context.seed, state.sample_id, state.epoch, "option-marks")
+    mcq_asked = mcq_questions(context.scene, context.protocol, rng) if mcq else []
+    seed = repeat_seed(context.seed, state.sample_id, state.epoch, repeat)
+    interviewer = context.interviewer(judges, seed)
+    phase = " and ".join(part for part, on in (("goal", goals), ("MCQ", mcq)) if on)
+    async with span(f"{phase} interviews", type=ROUND_SPAN):
+        recorder = interview_recorder(context.scene, context.protocol, interviewer)
+        answers = await interviewer.ask([*goal_asked, *mcq_asked], on_answer=recorder)
+    models = {question: interviewer.model_name(question) for question in answers}
+    cast = {name: interviewer.player(name) for name in context.scene.names}
+
+    value: dict[str, float] = {}
+    roles = {name: character_role(name, context.model_roles) for name in context.scene.names}
+    metadata: dict[str, Any] = {
+        PROTOCOL: context.protocol.mode,
+        CAST: cast,
+        ROLES: roles,
+        JUDGE_REPEAT: repeat,
+    }
+    explanation: list[str] = []
+    if goals:
+        scores, details = score_goals(
+            context.scene, _subset(answers, goal_asked), judges, context.protocol, models
+        )
+        value.update(scores)
+        metadata[JUDGES] = {judge.key: judge.name for judge in judges}
+        metadata[JUDGE_ROLE_BOUND] = judges_bound
+        metadata.update(details)
+        texts = {c.name: [goal.goal for goal in c.goals] for c in context.scene.characters}
+        explanation.append(
+            goal_explanation(
+                details[GOAL_ANSWERS],
+                details[GOAL_SCORES],
+                metadata[JUDGES],
+                cast,
+                texts,
+                roles=context.model_roles,
+            )
+        )
+    if mcq:
+        accuracy, details = score_mcq(
+            context.scene, _subset(answers, mcq_asked), context.protocol, models
+        )
+        value[MCQ_ACCURACY] = accuracy
+        metadata.update(details)
+        metadata[MCQ_SCORED] = not math.isnan(accuracy)
+        explanation.append(mcq_explanation(details[MCQ_ANSWERS]))
+    return Score(
+        value=value,
+        explanation="\n\n".join([headline(value), *explanation]),
+        metadata=metadata,
+    )
+
+
+def _subset(answers: dict[Question, str], questions: list[Question]) -> dict[Question, str]:
+    return {question: answers[question] for question in questions}
+
+
+@scorer(metrics=GOAL_METRICS)
+def goal_completion(repeat: int = 0) -> Scorer:
+    """Goal completion judged by self, others and the judge panel (role `judge`); `repeat`:
+    the judge repeat (re-judge a log with `inspect score LOG -S repeat=1`, `scorers.repeats`)."""
+    repeat = checked_repeat(repeat)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return await interview_scene(state, goals=True, mcq=False, repeat=repeat)
+
+    return score
+
+
+@scorer(metrics=MCQ_METRICS)
+def mcq_accuracy(repeat: int = 0) -> Scorer:
+    """Implicit reasoning: accuracy on the MCQs about other characters' secrets (`repeat`: as
+    for `goal_completion`)."""
+    repeat = checked_repeat(repeat)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return await interview_scene(state, goals=False, mcq=True, repeat=repeat)
+
+    return score
+
+
+@scorer(metrics=GOAL_AND_MCQ_METRICS)
+def goal_and_mcq(repeat: int = 0) -> Scorer:
+    """Both evaluations of the paper on one conversation, asked in a single concurrent round
+    (`repeat`: as for `goal_completion`)."""
+    repeat = checked_repeat(repeat)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return await interview_scene(state, goals=True, mcq=True, repeat=repeat)
+
+    return score

@@ -1,0 +1,1 @@
+"""AgentSense tasks: the simulation tasks and the leakage and judge checks."""

@@ -1,3 +1,0 @@
-from .simulation import simulation
-
-__all__ = ["simulation"]

@@ -1,0 +1,72 @@
+"""`standin/<rule>/<name>`: a deterministic Inspect model provider that ships with the project.
+
+It needs no network, no API key and no tokenizer download, so the README's smoke run and the test
+suite work on a fresh, offline machine. It is a stand-in, not a language model: scores from it
+say that the plumbing works, nothing about social intelligence.
+
+    inspect eval agentsense/full -T dataset=demo --model standin/persona/agent \
+        --model-role judge=standin/persona/judge-a,standin/persona/judge-b
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    ModelAPI,
+    ModelCall,
+    ModelOutput,
+    ModelUsage,
+    modelapi,
+)
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from agentsense.standin.rules import Request, standin_rule
+
+
+class StandInAPI(ModelAPI):
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig | None = None,
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
+        self.rule, self.name = standin_rule(model_name)
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> tuple[ModelOutput, ModelCall]:
+        messages = [(message.role, message.text) for message in input]
+        reply = self.rule(Request(self.name, messages, config.seed))
+        output = ModelOutput.from_content(model=self.model_name, content=reply)
+        # Rough token counts, so Inspect never reaches for a tokenizer (offline).
+        prompt_tokens = sum(len(text) for _, text in messages) // 4 + 1
+        output.usage = ModelUsage(
+            input_tokens=prompt_tokens,
+            output_tokens=len(reply) // 4 + 1,
+            total_tokens=prompt_tokens + len(reply) // 4 + 1,
+        )
+        request = {
+            "model": self.name,
+            "messages": [{"role": r, "content": c} for r, c in messages],
+            "temperature": config.temperature,
+            "max_tokens": config.max_tokens,
+        }
+        return output, ModelCall.create(request, {"content": reply})
+
+    def max_connections(self) -> int:
+        return 64
+
+
+@modelapi(name="standin")
+def standin() -> type[ModelAPI]:
+    return StandInAPI
