@@ -1,7 +1,8 @@
 """The one test HTTP file server (official-data downloads): scripted replies, every request kept.
 
 Chat completions have their own server, `agentsense.standin.stub`; this one serves bytes: good,
-tampered, cut short (`Content-Length` larger than the body, or a chunk that ends early) or an error status.
+tampered, cut short (`Content-Length` larger than the body, or a chunk that ends early) or an error
+status.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The bundled demo set is its own source: these are the promises of its README, checked on it.
 
-`src/agentsense/sense/dataset/data/demo.jsonl` is edited by hand; the project's validator reads
-it like any dataset, and the rules below (from `dataset/data/README.md`) are what makes it a useful demo.
-Scenario types and goal categories are those of `prompts.py`, declared there once.
+`src/agentsense/sense/dataset/data/demo.jsonl` is edited by hand; the project's validator reads it
+like any dataset, and the rules below (from `dataset/data/README.md`) are what makes it a useful
+demo. Scenario types and goal categories are those of `prompts.py`, declared there once.
 """
 
 from __future__ import annotations

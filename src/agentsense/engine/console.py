@@ -1,11 +1,11 @@
 """AgentSense's warnings on the console, at the console's full width.
 
 Inspect's log handler lays each record out in columns (time, level, message, file:line), which
-leaves a message about 30 of 80 columns: a warning of a few sentences took 20 lines. These
-warnings go to a logger of their own, `agentsense.engine.console`, whose handler writes the
-level and the message wrapped at the terminal's width (`COLUMNS` first) to stderr. The logger does not
-propagate (Inspect's handler would print it again, in its column), and its level is the root
-logger's, which Inspect sets from `--log-level`: `--log-level error` silences these too.
+leaves a message about 30 of 80 columns: a warning of a few sentences took 20 lines. These warnings
+go to a logger of their own, `agentsense.engine.console`, whose handler writes the level and the
+message wrapped at the terminal's width (`COLUMNS` first) to stderr. The logger does not propagate
+(Inspect's handler would print it again, in its column), and its level is the root logger's, which
+Inspect sets from `--log-level`: `--log-level error` silences these too.
 
 What the `agentsense` commands print fits 80 columns, every name whole (`wrapped`, `blocks`):
 Markdown tables stay in the files the commands write; on the console a table becomes one block
