@@ -31,8 +31,8 @@ def run_logs(root: Path) -> dict[str, Path]:
     """The logs of the page's examples (stand-in models, demo set), one folder each."""
     from inspect_ai import eval
 
-    from agentsense.sense.tasks.homogeneous import full, goal, info
-    from agentsense.sense.tasks.pairwise import pairwise
+    from agentsense.tasks import full, goal, info
+    from agentsense.tasks import pairwise
     from agentsense.tasks import blind
 
     judged = {"judge": JUDGES}

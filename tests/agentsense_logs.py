@@ -60,9 +60,7 @@ def labeller() -> Model:
 
 def kind_task(kind: str, **args: Any) -> tuple[Task, dict[str, Any]]:
     """The task of one kind on the demo data, and the model roles it runs with."""
-    from agentsense.sense.tasks.homogeneous import full, goal, info
-    from agentsense.sense.tasks.pairwise import pairwise
-    from agentsense.tasks import blind, labelling
+    from agentsense.tasks import blind, full, goal, info, labelling, pairwise
 
     judged = {"judge": JUDGES}
     talk = {"dataset": "demo", "max_messages": MAX_MESSAGES, **args}
@@ -93,9 +91,8 @@ def run_kind(kind: str, log_dir: Path, **options: Any) -> Path:
 
 def rejudge_scorer(kind: str) -> tuple[Scorer, dict[str, Any]]:
     """The scorer a user would re-run on a log of this kind, and the roles to re-run it with."""
-    from agentsense.construction.labelling import label_agreement
-    from agentsense.sense.leakage.blind_test import blind_mcq
-    from agentsense.sense.scorers.scoring import goal_completion, mcq_accuracy
+    from agentsense.construction import label_agreement
+    from agentsense.sense import blind_mcq, goal_completion, mcq_accuracy
 
     if kind in ("full", "goal", "pairwise"):
         return goal_completion(), {"judge": REJUDGE}
@@ -143,9 +140,7 @@ GCA_ROLES = {
 def run_other_kind(kind: str, log_dir: Path) -> Path:
     """One log of judge_check (a three-judge panel), construct (a messy builder, so items are
     dropped) or gca (CoSER's demo scenes), with the stand-in models."""
-    from agentsense.construction.construct_task import construct
-    from agentsense.coser.task import gca
-    from agentsense.tasks import judge_check
+    from agentsense.tasks import construct, gca, judge_check
 
     runs: dict[str, Callable[[], tuple[Task, str, dict[str, Any]]]] = {
         "judge_check": lambda: (judge_check(), "none", {"judge": JUDGE_PANEL}),

@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import functools
 import importlib
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,43 +25,32 @@ PACKAGE = Path(__file__).parent.parent / "src" / "agentsense"
 # Layer of each top-level module or subpackage, bottom (0) to top. A module may import its own
 # layer and the layers below it; docs/architecture.md says what each layer holds.
 LAYERS: dict[str, int] = {
-    # base: shared by every layer
-    "errors": 0,
-    "protocol": 0,
-    "prompts": 0,
-    "seeding": 0,
-    "cache": 0,
-    "version": 0,
-    "transcript": 0,
-    "request_format": 0,
-    "metrics": 0,
-    "score_keys": 0,
-    "reply_json": 0,
-    "roles": 0,
-    "console": 0,
-    # scenes and the datasets built from screenplays
-    "dataset": 1,
+    # what every benchmark here runs on: scene loop, views, speakers, judges, roles, errors
+    "engine": 0,
+    # AgentSense: tasks, prompts, dataset, scorers, PSI, leakage tests, the paper's numbers
+    "sense": 1,
+    # the benchmarks built on AgentSense's scenes: CoSER GCA (and its critics on AgentSense
+    # scenes), and the construction of AgentSense scenarios from screenplays; the task table,
+    # which names every benchmark's entry as a string and imports none of them
+    "coser": 2,
     "construction": 2,
-    "models": 3,
-    "stub": 3,
-    # one scenario's conversation, personas and interviews
-    "scenario": 4,
-    # simulation
-    "solvers": 5,
-    # scoring, and the benchmarks built on the same engine
-    "scorers": 6,
-    "leakage": 6,
-    "gca": 6,
+    "tasks": 2,
     # reading logs back and computing the paper's numbers
-    "analysis": 7,
-    "reference": 7,  # the paper's published numbers and model names, read by the report
-    "report": 8,
+    "analysis": 3,
+    "report": 4,
+    # model providers: imported only when their model is asked for
+    "smollm": 5,
+    "standin": 5,
     # entry points
-    "tasks": 9,
-    "cli": 10,
-    "_registry": 10,
-    "__init__": 10,
+    "arguments": 6,
+    "logged_metrics": 6,
+    "lazy": 6,
+    "cli": 7,
+    "_registry": 7,
+    "__init__": 7,
 }
+BENCHMARKS = ("sense", "coser", "construction")
+PROVIDERS = ("standin", "smollm")
 
 
 def module_name(path: Path) -> str:
@@ -79,9 +70,26 @@ def _resolve(name: str, known: dict[str, Path]) -> str | None:
     return name or None
 
 
-def imports(name: str, path: Path, known: dict[str, Path]) -> Iterator[str]:
+def registrations(tree: ast.AST) -> set[int]:
+    """The imports inside the functions of a package's `__init__`: a scorer or metric registered
+    by name, whose body imports its implementation when it is made (`agentsense.sense`)."""
+    return {
+        id(node)
+        for function in ast.walk(tree)
+        if isinstance(function, ast.FunctionDef)
+        for node in ast.walk(function)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+    }
+
+
+def imports(name: str, path: Path, known: dict[str, Path], deferred: bool = True) -> Iterator[str]:
+    """The agentsense modules `name` imports; `deferred=False` leaves out registrations."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = registrations(tree) if path.name == "__init__.py" and not deferred else set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
         if isinstance(node, ast.Import):
             targets = [_resolve(alias.name, known) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -100,12 +108,12 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> Iterator[str]:
 
 
 @functools.cache
-def graph() -> nx.DiGraph:
+def graph(deferred: bool = True) -> nx.DiGraph:
     known = modules()
     g: nx.DiGraph = nx.DiGraph()
     g.add_nodes_from(known)
     for name, path in known.items():
-        g.add_edges_from((name, target) for target in imports(name, path, known))
+        g.add_edges_from((name, target) for target in imports(name, path, known, deferred))
     return g
 
 
@@ -131,7 +139,11 @@ def test_every_module_imports(name: str) -> None:
 
 
 def test_no_import_circle() -> None:
-    circles = [sorted(c) for c in nx.strongly_connected_components(graph()) if len(c) > 1]
+    """A package's registrations import its implementation when a scorer is made, and the
+    implementation imports the package's constants: the one deferred edge left out here (it is
+    still held to the layers below)."""
+    loops = nx.strongly_connected_components(graph(deferred=False))
+    circles = [sorted(c) for c in loops if len(c) > 1]
     assert not circles, f"import circles: {circles}"
 
 
@@ -145,18 +157,38 @@ def test_no_import_against_the_layers() -> None:
 
 
 def test_scorers_import_no_solver() -> None:
+    solvers = ("agentsense.sense.simulation", "agentsense.engine.scene_loop")
     edges = [
         (a, b)
         for a, b in graph().edges
-        if a.startswith("agentsense.sense.scorers") and b.startswith("agentsense.solvers")
+        if a.startswith("agentsense.sense.scorers") and b.startswith(solvers)
     ]
     assert not edges, f"scorers importing solvers: {edges}"
+
+
+def top(name: str) -> str:
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_no_benchmark_imports_a_provider() -> None:
+    """The stand-in and SmolLM are models a run may ask for, never code a benchmark needs."""
+    edges = [(a, b) for a, b in graph().edges if top(a) in BENCHMARKS and top(b) in PROVIDERS]
+    assert not edges, f"benchmark code importing a provider: {edges}"
+
+
+def test_coser_and_construction_do_not_import_each_other() -> None:
+    pair = {"coser", "construction"}
+    edges = [(a, b) for a, b in graph().edges if {top(a), top(b)} == pair]
+    assert not edges, f"coser and construction importing each other: {edges}"
 
 
 TASK_DECORATORS = {"solver", "scorer", "metric"}
 
 
-@pytest.mark.parametrize("path", sorted((PACKAGE / "tasks").glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", sorted((PACKAGE / "sense" / "tasks").glob("*.py")), ids=lambda p: p.name
+)
 def test_tasks_hold_only_tasks(path: Path) -> None:
     """A solver, scorer, metric or store model belongs in the module of its concept."""
     found = []
@@ -174,11 +206,12 @@ def test_tasks_hold_only_tasks(path: Path) -> None:
 
 
 def test_file_names_are_unique() -> None:
-    """Two modules of one name make a reader guess which concept a file serves."""
+    """Two modules of one name in one folder tree make a reader guess which concept a file
+    serves; across benchmark folders the same name is the same part (`prompts.py`)."""
     names = Counter(
-        p.name
+        (p.relative_to(PACKAGE).parts[0], p.name)
         for p in PACKAGE.rglob("*.py")
-        if p.name not in {"__init__.py", "__main__.py"} and p.parent.name != "tasks"
+        if p.name not in {"__init__.py", "__main__.py"}
     )
     assert not [n for n, k in names.items() if k > 1], [n for n, k in names.items() if k > 1]
 
@@ -190,3 +223,42 @@ def test_no_source_file_is_a_big_room() -> None:
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > 520
     }
     assert not big, f"files over 520 lines: {big}"
+
+
+# --- what a run loads --------------------------------------------------------------------------
+
+LOADED = """
+import sys
+{setup}
+names = sorted(m for m in sys.modules if m == "agentsense" or m.startswith("agentsense."))
+print("\\n".join(names))
+"""
+
+
+def loaded(setup: str) -> list[str]:
+    """The agentsense modules a fresh interpreter holds after `setup`."""
+    run = subprocess.run(
+        [sys.executable, "-c", LOADED.format(setup=setup)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return run.stdout.split()
+
+
+def test_the_registry_loads_at_most_15_modules() -> None:
+    """What Inspect imports for any `agentsense/...` name, and when it lists tasks."""
+    names = loaded("import agentsense._registry")
+    assert len(names) <= 15, names
+
+
+def test_a_full_run_loads_no_other_benchmark_or_provider_code() -> None:
+    """A `full` run on a served model: the registry, the task, its dataset, solver and scorer.
+    The CoSER and construction packages are loaded for their registrations alone (their
+    `__init__`, which names their scorers and metrics for `inspect score`)."""
+    names = loaded(
+        "import agentsense._registry\nfrom agentsense.tasks import full\nfull(dataset='demo')"
+    )
+    others = [n for n in names if top(n) in ("coser", "construction", *PROVIDERS)]
+    assert others == ["agentsense.construction", "agentsense.coser"], others
+    assert len(names) <= 35, (len(names), names)

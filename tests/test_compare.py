@@ -18,7 +18,7 @@ from scipy import stats as sps
 from agentsense.cli import main
 from agentsense.report.compare import CompareOptions, compare, comparison_table
 from agentsense.report.stats import paired
-from agentsense.sense.tasks.homogeneous import full
+from agentsense.tasks import full
 
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b", "standin/persona/judge-c"]
 SAMPLES = [101, 102, 301, 302, 501, 502, 801, 802]

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
-from agentsense.coser.reference_free import CRITIC_KEYS
+from agentsense.coser import CRITIC_KEYS
 from agentsense.logged_metrics import LOGGED_METRICS
 
 INSPECT = str(Path(sys.executable).with_name("inspect"))

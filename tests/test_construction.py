@@ -18,19 +18,18 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage, get_model
 
+from agentsense.construction import build_counts
 from agentsense.construction import characters as ch
 from agentsense.construction import goals as gl
 from agentsense.construction import private_info as pi
 from agentsense.construction import templates as tp
 from agentsense.construction.build import BuildSettings
 from agentsense.construction.construct_solver import (
-    build_counts,
     build_scenarios,
     bundled_script,
     read_scripts,
     script_sample,
 )
-from agentsense.construction.construct_task import construct
 from agentsense.construction.export import export_scenarios, summary
 from agentsense.construction.prompts import PAPER_PROMPTS
 from agentsense.construction.repair import Asker, Ledger, ParseError, extract_json, parse_yes_no
@@ -47,7 +46,7 @@ from agentsense.construction.screenplay_scenes import (
 from agentsense.construction.script_elements import render
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.sense.dataset.validation import read_scenarios
-from agentsense.sense.tasks.homogeneous import full
+from agentsense.tasks import construct, full
 
 FIXTURES = Path(__file__).parent / "fixtures" / "construction"
 

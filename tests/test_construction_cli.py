@@ -14,12 +14,12 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 from agentsense.cli import main
-from agentsense.construction.construct_task import construct
 from agentsense.construction.export import export_scenarios
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.sense.dataset.validation import read_scenarios
 from agentsense.standin.stub import StubServer
 from agentsense.standin.stub.harness import InspectCLI, kill_after_answers, log_figures
+from agentsense.tasks import construct
 
 pytestmark = pytest.mark.slow
 

@@ -22,11 +22,11 @@ from inspect_ai import eval as inspect_eval
 from agentsense.cli import main
 from agentsense.construction.account import MAX_UNACCOUNTED, NO_CUE
 from agentsense.construction.construct_solver import bundled_script
-from agentsense.construction.construct_task import construct
 from agentsense.construction.export import export_scenarios, summary
 from agentsense.construction.screenplay import parse_script, parse_text, read_screenplay
 from agentsense.construction.script_elements import Element, render, speaker_name
 from agentsense.engine.errors import PrerequisiteError, ReportError
+from agentsense.tasks import construct
 
 SCRIPTS = Path(__file__).parent / "fixtures" / "construction" / "scripts"
 FIXTURES = sorted(p for p in SCRIPTS.iterdir() if not p.name.endswith(".expected.json"))

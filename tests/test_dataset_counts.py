@@ -126,8 +126,8 @@ def test_a_constructed_file_counts_under_its_script(tmp_path: Path) -> None:
     """A real build (agentsense/construct with the stand-in builder), exported as users do."""
     from inspect_ai import eval as inspect_eval
 
-    from agentsense.construction.construct_task import construct
     from agentsense.construction.export import export_scenarios
+    from agentsense.tasks import construct
 
     (log,) = inspect_eval(
         construct(), model="standin/persona/builder", log_dir=str(tmp_path / "logs"), display="none"

@@ -14,12 +14,12 @@ from inspect_ai import Task, eval, score
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log, resolve_sample_attachments
 
+from agentsense.coser import KEYS, gca_critics
 from agentsense.coser.dataset import gca_dataset, load_circumstances
 from agentsense.coser.record import Circumstance
 from agentsense.coser.score import dimension_score, severity_sum
-from agentsense.coser.scorer import KEYS, gca_critics
 from agentsense.coser.simulation import GCASettings, gca_simulation
-from agentsense.coser.task import gca
+from agentsense.tasks import gca
 from agentsense_logs import GCA_ROLES
 
 ROLES = GCA_ROLES  # the shared demo log's roles (agentsense_logs.other_logs)
@@ -206,8 +206,8 @@ def test_head_next_speaker_format(tmp_path: Path) -> None:
 
 
 def test_reference_free_critics_append_to_an_agentsense_log(tmp_path: Path) -> None:
+    from agentsense.coser import critics
     from agentsense.coser.reference_free import KEYS as FREE_KEYS
-    from agentsense.coser.reference_free import critics
     from agentsense.tasks import goal
 
     [log] = eval(

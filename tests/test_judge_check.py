@@ -15,16 +15,16 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
+from agentsense.sense import judge_verdicts
 from agentsense.sense.dataset.judge_check_items import JudgeCheckItem, bundled_path, load_items
 from agentsense.sense.dataset.validation import DatasetError
-from agentsense.sense.prompts import JUDGE_SYSTEM_PROMPT
-from agentsense.sense.protocol import Protocol
-from agentsense.sense.scorers.judge_check_verdicts import (
+from agentsense.sense.judge_check import (
     JudgeVerdicts,
     ask_judges,
-    judge_verdicts,
     to_sample,
 )
+from agentsense.sense.prompts import JUDGE_SYSTEM_PROMPT
+from agentsense.sense.protocol import Protocol
 from agentsense.tasks import judge_check
 
 ROOT = Path(__file__).resolve().parent.parent

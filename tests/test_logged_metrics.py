@@ -28,7 +28,7 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 
 @pytest.fixture(scope="module")
 def script_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from agentsense.sense.tasks.script_prediction import script_prediction
+    from agentsense.tasks import script_prediction
 
     log_dir = tmp_path_factory.mktemp("script-prediction")
     (log,) = eval(

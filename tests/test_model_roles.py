@@ -16,7 +16,6 @@ import agentsense
 from agentsense.engine.console import LEVEL_WIDTH
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.roles import (
-    TASK_ROLES,
     ignored_roles,
     missing_roles,
     refused_roles,
@@ -24,7 +23,7 @@ from agentsense.engine.roles import (
 )
 from agentsense.standin.stub import StubServer
 from agentsense.standin.stub.harness import CliResult, InspectCLI
-from agentsense.tasks import goal
+from agentsense.tasks import TASK_ROLES, goal
 
 AGENT = "standin/persona/agent"
 JUDGE = "standin/persona/judge-a"
@@ -55,7 +54,7 @@ def test_the_declared_roles_are_the_roles_each_run_calls(
 
 
 def test_a_mistyped_role_is_named_with_the_closest_one() -> None:
-    message = refused_roles("goal", ["judgee", "labeller", "zzz"])
+    message = refused_roles(TASK_ROLES, "goal", ["judgee", "labeller", "zzz"])
     assert message is not None
     assert message.splitlines() == [
         "No AgentSense task uses these model role(s) of agentsense/goal:",
@@ -64,37 +63,43 @@ def test_a_mistyped_role_is_named_with_the_closest_one() -> None:
         "Its roles: character, judge.",
         "Another benchmark's role in the same run: AGENTSENSE_OTHER_ROLES=judgee",
     ]
-    assert refused_roles("goal", ["character", "judge", "labeller"]) is None
+    assert refused_roles(TASK_ROLES, "goal", ["character", "judge", "labeller"]) is None
 
 
 def test_another_benchmarks_role_can_be_let_through(monkeypatch: pytest.MonkeyPatch) -> None:
     """An eval-set of goal and a benchmark with a `grader` role binds `grader` to goal too."""
     monkeypatch.setenv("AGENTSENSE_OTHER_ROLES", "grader, critic2")
-    assert refused_roles("goal", ["judge", "grader", "critic2"]) is None
-    refused = refused_roles("goal", ["grader", "judgee"])
+    assert refused_roles(TASK_ROLES, "goal", ["judge", "grader", "critic2"]) is None
+    refused = refused_roles(TASK_ROLES, "goal", ["grader", "judgee"])
     assert refused is not None and "judgee: did you mean judge?" in refused
     assert "grader" not in refused
 
 
 def test_a_role_of_another_task_is_warned_about_not_refused() -> None:
-    assert ignored_roles("info", ["character", "judge", "labeller"]) == (
+    assert ignored_roles(TASK_ROLES, "info", ["character", "judge", "labeller"]) == (
         "agentsense/info ignores --model-role judge (used by goal, full, pairwise, judge_check); "
         "--model-role labeller (used by labelling)"
     )
-    assert ignored_roles("goal", ["character", "judge", "judgee"]) is None  # judgee: refused
+    assert (
+        ignored_roles(TASK_ROLES, "goal", ["character", "judge", "judgee"]) is None
+    )  # judgee: refused
 
 
 def test_a_missing_role_is_one_line_naming_the_flag() -> None:
-    assert missing_roles("labelling", [], "standin/persona/agent") == (
+    assert missing_roles(TASK_ROLES, "labelling", [], "standin/persona/agent") == (
         "agentsense/labelling needs --model-role labeller=MODEL (the role is unbound)"
     )
-    assert missing_roles("labelling", ["labeller"], "standin/persona/agent") is None
-    assert missing_roles("goal", [], "standin/persona/agent") is None  # --model plays them
-    under_none = missing_roles("goal", ["judge"], "none/none")
+    assert missing_roles(TASK_ROLES, "labelling", ["labeller"], "standin/persona/agent") is None
+    assert (
+        missing_roles(TASK_ROLES, "goal", [], "standin/persona/agent") is None
+    )  # --model plays them
+    under_none = missing_roles(TASK_ROLES, "goal", ["judge"], "none/none")
     assert under_none == (
         "agentsense/goal needs --model-role character=MODEL (the run has --model none)"
     )
-    assert missing_roles("labelling", [], None) is None  # outside an eval: roles come later
+    assert (
+        missing_roles(TASK_ROLES, "labelling", [], None) is None
+    )  # outside an eval: roles come later
 
 
 @pytest.mark.parametrize("task", sorted(TASK_ROLES))
@@ -102,9 +107,9 @@ def test_every_role_message_fits_80_columns(task: str) -> None:
     roles = TASK_ROLES[task].used
     typos = [role + role[-1] for role in roles] + ["character", "critic", "zzz"]
     messages = [
-        refused_roles(task, typos),
-        missing_roles(task, [], "none/none"),
-        missing_roles(task, [], "standin/persona/agent"),
+        refused_roles(TASK_ROLES, task, typos),
+        missing_roles(TASK_ROLES, task, [], "none/none"),
+        missing_roles(TASK_ROLES, task, [], "standin/persona/agent"),
     ]
     for line in "\n".join(m for m in messages if m).splitlines():
         assert len(line) <= 80, line
@@ -190,7 +195,7 @@ def test_every_task_built_has_role_check_as_its_setup_step() -> None:
     """The setup step the test above relies on is `role_check` for the task's own name."""
     built = goal(dataset="demo")
     assert built.setup is not None
-    assert registry_info(built.setup).name == registry_info(role_check("goal")).name
+    assert registry_info(built.setup).name == registry_info(role_check("goal", {})).name
 
 
 # --- the real CLI (end-to-end, so `slow`) -----------------------------------------------------

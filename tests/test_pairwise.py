@@ -13,7 +13,7 @@ from inspect_ai.log import EvalLog
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.sense.dataset.samples import demo_path
 from agentsense.sense.persona import has_both_roles, role_binding
-from agentsense.sense.tasks.pairwise import pairwise
+from agentsense.tasks import pairwise
 
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b"]
 SENDER = "standin/persona/s1"

@@ -30,9 +30,7 @@ from agentsense.report.sensitivity import abnormal_templates
 from agentsense.report.stats import mean_ci, variance_test
 from agentsense.report.tables import scene_breakdown
 from agentsense.sense.dataset.samples import load_scenarios
-from agentsense.sense.tasks.homogeneous import full, goal
-from agentsense.sense.tasks.pairwise import pairwise
-from agentsense.tasks import blind
+from agentsense.tasks import blind, full, goal, pairwise
 from agentsense_logs import labeller
 
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b", "standin/persona/judge-c"]

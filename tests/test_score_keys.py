@@ -36,12 +36,15 @@ PREFIXES = (score_keys.JUDGE_PREFIX, score_keys.OTHER_ASKER_PREFIX)
 
 # (module under src/agentsense, literal) -> why the literal is not a score key there.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("dataset/schema.py", "self"): "the record field `eval_questions.self` (official JSON key)",
-    ("dataset/validation.py", "self"): "names the record field `eval_questions.self`",
-    ("dataset/validation.py", "others"): "names the record field `eval_questions.others`",
+    (
+        "sense/dataset/schema.py",
+        "self",
+    ): "the record field `eval_questions.self` (official JSON key)",
+    ("sense/dataset/validation.py", "self"): "names the record field `eval_questions.self`",
+    ("sense/dataset/validation.py", "others"): "names the record field `eval_questions.others`",
     ("construction/characters.py", "self"): "writes the record field `eval_questions.self`",
     ("construction/characters.py", "others"): "writes the record field `eval_questions.others`",
-    ("request_format.py", "protocol"): "the eval's metadata (`tasks.common.task_metadata`)",
+    ("engine/request_format.py", "protocol"): "the eval's metadata (`tasks.common.task_metadata`)",
     ("analysis/log_reader.py", "protocol"): "the eval's metadata (`tasks.common.task_metadata`)",
 }
 

@@ -24,6 +24,7 @@ from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.interview import Interviewer
 from agentsense.sense.metrics import expand_keys, key_scores, psi_of, score_values, template_mean_of
 from agentsense.sense.protocol import Protocol
+from agentsense.sense.score_keys import judge_key
 from agentsense.sense.scorers.answer_reading import official_choice
 from agentsense.sense.scorers.goal import GoalReading, goal_questions, goal_scores, score_goals
 from agentsense.sense.scorers.mcq import (
@@ -248,7 +249,7 @@ def in_context(roles: dict[str, Any]) -> tuple[list[Any], bool]:
 
     def bound() -> tuple[list[Any], bool]:
         init_model_roles(roles)
-        return judge_panel()
+        return judge_panel(judge_key)
 
     return contextvars.Context().run(bound)
 
@@ -273,7 +274,7 @@ def test_self_judging_is_said_in_the_transcript(monkeypatch: pytest.MonkeyPatch)
 
     def unbound() -> Any:
         init_model_roles({})
-        judge_panel()
+        judge_panel(judge_key)
         return transcript().events[-1]
 
     event = contextvars.Context().run(unbound)

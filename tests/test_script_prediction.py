@@ -13,9 +13,10 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 import agentsense
 from agentsense.engine.errors import PrerequisiteError
+from agentsense.sense import script_title
 from agentsense.sense.dataset.samples import demo_path, load_scenarios
 from agentsense.sense.leakage.script_answers import matched_title, named_title, normalise_title
-from agentsense.sense.leakage.script_prediction import SCRIPT_KEY, script_title
+from agentsense.sense.leakage.script_prediction import SCRIPT_KEY
 from agentsense.sense.prompts import script_prediction_prompt
 
 TRUTH = ["The Social Network"]
@@ -266,8 +267,8 @@ def test_the_eval_refuses_before_any_model_call(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_constructed_file_carries_its_truth(tmp_path: Path, log_dir: Path) -> None:
-    from agentsense.construction.construct_task import construct
     from agentsense.construction.export import export_scenarios
+    from agentsense.tasks import construct
 
     (built,) = eval(
         construct(), model="standin/persona/builder", log_dir=str(tmp_path / "b"), display="none"

@@ -14,16 +14,16 @@ from inspect_ai import Task, eval
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 import agentsense
-from agentsense.construction.labelling import SceneLabels, label_agreement, label_scene
+from agentsense.construction import label_agreement
+from agentsense.construction.labelling import SceneLabels, label_scene
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.strict import declared_names
 from agentsense.engine.version import EvalVersion, eval_version
+from agentsense.sense.arguments import TaskArguments, cli_names
 from agentsense.sense.dataset.samples import demo_path, load_scenarios, scene_dataset
 from agentsense.sense.dataset.validation import DatasetError
 from agentsense.sense.leakage.blind_test import BlindAnswers, blind_interview
 from agentsense.sense.protocol import Protocol
-from agentsense.sense.tasks.blind import BLIND_EXCLUDES
-from agentsense.sense.tasks.common import TaskArguments, cli_names
 
 EVAL_YAML = Path(agentsense.__file__).parent / "eval.yaml"
 
@@ -119,7 +119,7 @@ def test_label_scene_refuses_to_label_with_the_evaluated_model(log_dir: Path) ->
 
 # Task-specific arguments and the protocol arguments a task leaves out (with the reason).
 OWN_ARGUMENTS = {"pairwise": {"sender", "receiver"}, "blind": {"epochs"}, "labelling": set()}
-LEFT_OUT = {"blind": set(BLIND_EXCLUDES)}
+LEFT_OUT = {"blind": {"max_messages"}}  # no conversation
 OTHER_DEFAULTS = {"pairwise": {"dataset": "official_roles"}}
 SIMULATION_TASKS = ["goal", "info", "full", "pairwise", "blind"]
 

@@ -15,7 +15,7 @@ from inspect_ai.model import ModelCost, ModelInfo, set_model_info
 from agentsense.report.assemble import write_report
 from agentsense.report.document import ReportOptions
 from agentsense.report.usage import SIMULATION, log_calls, part_of, run_usage, stats_totals
-from agentsense.sense.tasks.homogeneous import full
+from agentsense.tasks import full
 
 AGENT = "standin/persona/agent"
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b"]
@@ -136,8 +136,7 @@ def test_other_tasks_roles(
     task: str, options: dict[str, object], parts: set[str], tmp_path: Path
 ) -> None:
     """GCA's and construction's roles are parts of their own; the sums equal Inspect's."""
-    from agentsense.construction.construct_task import construct
-    from agentsense.coser.task import gca
+    from agentsense.tasks import construct, gca
 
     made = {"gca": lambda: gca(dataset="demo"), "construct": construct}[task]()
     (log,) = eval(made, log_dir=str(tmp_path), display="none", **options)  # type: ignore[arg-type]

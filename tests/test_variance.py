@@ -33,11 +33,11 @@ from agentsense.engine.errors import PrerequisiteError
 from agentsense.report.assemble import write_report
 from agentsense.report.document import ReportOptions
 from agentsense.report.variance_components import decompositions, run_rows
+from agentsense.sense import goal_completion
 from agentsense.sense.dataset.samples import load_scenarios
 from agentsense.sense.scorers.repeats import checked_repeat, repeat_seed
-from agentsense.sense.scorers.scoring import goal_completion
-from agentsense.sense.tasks.homogeneous import goal
 from agentsense.standin.rules import Request, flaky, flip_probability, persona
+from agentsense.tasks import goal
 
 SD = {"templates": 0.3, "scenes": 0.2, "conversations": 0.15, "judging": 0.1}
 

@@ -39,9 +39,9 @@ from agentsense.engine.transcript import (
     labelled_calls,
     record_label,
 )
+from agentsense.sense import goal_completion
 from agentsense.sense.dataset.samples import scenario_of
 from agentsense.sense.interview import CALL_SPAN, Question, interview_label
-from agentsense.sense.scorers import goal_completion
 from agentsense.sense.scorers.explanation import CELL_CHARS, MAJORITY_ROW
 from agentsense.tasks import full, goal, info, pairwise
 from view_reading import goal_tables, viewer_order

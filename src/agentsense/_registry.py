@@ -1,16 +1,14 @@
-"""Inspect entry point: importing this module registers every task, scorer, metric and provider.
+"""Inspect's entry point: importing this module registers every task, scorer, metric, solver and
+provider of the package by name, loading none of the code behind them.
 
-Not the hooks: Inspect lists every registered hook at the start of every run, so AgentSense's are
-registered when one of its tasks is built (`tasks/strict.py`).
+The tasks come from the task table (`agentsense.tasks`). The scorers, metrics and solvers a log
+names (`inspect score LOG`, `--scorer agentsense/critics`, a metric recomputed from a log) are
+registered by `lazy`, which imports the defining module when the object is first made; that
+module then registers the real object under the same name. The providers import their code in
+the same way, as Inspect's own do. Not the hooks: Inspect lists every registered hook at the
+start of every run, so AgentSense's are registered when one of its tasks is built.
 """
 
 # ruff: noqa: F401
-from agentsense.coser.reference_free import critics
-from agentsense.coser.scorer import gca_critics
-from agentsense.sense.leakage.script_prediction import script_title
-from agentsense.sense.metrics import psi, template_mean
-from agentsense.sense.scorers import goal_and_mcq, goal_completion, mcq_accuracy
-from agentsense.sense.simulation import simulation
-from agentsense.smollm.provider import smollm
-from agentsense.standin.provider import standin
-from agentsense.tasks import *  # every @task of tasks.__all__  # noqa: F403
+from agentsense.lazy import REGISTERED
+from agentsense.tasks import *  # every @task of the table  # noqa: F403

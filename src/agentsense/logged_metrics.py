@@ -21,20 +21,20 @@ from itertools import groupby
 from pathlib import Path
 
 from agentsense.arguments import replace_between, rewrite
-from agentsense.construction.construct_solver import COUNT_KEYS, build_counts
-from agentsense.construction.labelling import AGREEMENT_KEYS
-from agentsense.coser.scorer import SCORE_KEYS as GCA_KEYS
-from agentsense.sense.leakage.blind_test import BLIND_KEY
-from agentsense.sense.leakage.script_prediction import SCRIPT_KEY, script_title
-from agentsense.sense.metrics import psi_name, tmean_name
-from agentsense.sense.score_keys import MCQ_ACCURACY
-from agentsense.sense.scorers.judge_check_verdicts import JUDGE_METRICS, UNREADABLE, judge_verdicts
-from agentsense.sense.scorers.scoring import (
-    GOAL_METRIC_KEYS,
+from agentsense.construction import AGREEMENT_KEYS, COUNT_KEYS, build_counts
+from agentsense.coser import SCORE_KEYS as GCA_KEYS
+from agentsense.sense import (
     goal_and_mcq,
     goal_completion,
+    judge_verdicts,
     mcq_accuracy,
+    script_title,
 )
+from agentsense.sense.judge_check import JUDGE_METRICS, UNREADABLE
+from agentsense.sense.leakage.blind_test import BLIND_KEY
+from agentsense.sense.leakage.script_prediction import SCRIPT_KEY
+from agentsense.sense.metrics import GOAL_METRIC_KEYS, psi_name, tmean_name
+from agentsense.sense.score_keys import MCQ_ACCURACY
 
 SCENE = ("mean", "stderr")  # Inspect's mean and stderr (clustered by template, or book for gca)
 

@@ -15,11 +15,12 @@ from pathlib import Path
 
 from inspect_ai.dataset import Sample
 from inspect_ai.model import GenerateConfig, ModelOutput, get_model
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, store_as
 from pydantic import Field
 
+from agentsense.construction import COUNT_KEYS
 from agentsense.construction.build import BuildResult, BuildSettings, Pipeline
 from agentsense.construction.repair import Asker, Ledger
 from agentsense.construction.screenplay import (
@@ -39,7 +40,6 @@ from agentsense.sense.metrics import score_values
 logger = logging.getLogger(__name__)
 
 BUNDLED = "bundled"
-COUNT_KEYS = ("scenes_kept", "templates", "scenarios", "mcqs", "repairs", "dropped")
 
 
 def bundled_script() -> Path:
@@ -145,8 +145,7 @@ def build_scenarios(settings: BuildSettings, temperature: float, max_tokens: int
     return solve
 
 
-@metric
-def totals() -> Metric:
+def totals_metric() -> Metric:
     """Every count summed over scripts. One metric over the whole score (not one per key): its
     keys are then printed bare, not as `agentsense/total`, and fit an 80-column console."""
 
@@ -156,8 +155,7 @@ def totals() -> Metric:
     return compute
 
 
-@scorer(metrics=[totals()])
-def build_counts() -> Scorer:
+def counts_scorer() -> Scorer:
     """Stage-by-stage counts of the build (summed over scripts); drops are in the metadata."""
 
     async def score(state: TaskState, target: Target) -> Score:

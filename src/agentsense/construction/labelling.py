@@ -18,7 +18,7 @@ import math
 from typing import Any
 
 from inspect_ai.model import ChatMessageUser, GenerateConfig, ModelOutput, get_model
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, store_as
 from pydantic import Field
@@ -36,13 +36,11 @@ from agentsense.sense.prompts import (
 )
 from agentsense.sense.score_keys import (
     CATEGORY_AGREEMENT,
-    LABEL_AGREEMENTS,
     ROLE_AGREEMENT,
     TYPE_AGREEMENT,
 )
 
 ROLES = (SENDER_ROLE, RECEIVER_ROLE)
-AGREEMENT_KEYS = tuple(LABEL_AGREEMENTS)
 
 
 class SceneLabels(StoreModel):
@@ -159,8 +157,7 @@ def agreement(scene: Scenario, labels: SceneLabels) -> dict[str, float]:
     }
 
 
-@scorer(metrics={key: [mean()] for key in AGREEMENT_KEYS})
-def label_agreement() -> Scorer:
+def agreement_scorer() -> Scorer:
     """Agreement of the labels with those already in the record (NaN where there are none)."""
 
     async def score(state: TaskState, target: Target) -> Score:

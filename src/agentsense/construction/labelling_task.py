@@ -15,27 +15,23 @@ has (NaN where it has none), so a labeller can be checked on a labelled set firs
 
 from __future__ import annotations
 
-from inspect_ai import Task, task
+from typing import Any
 
-from agentsense.construction.labelling import label_agreement, label_scene
-from agentsense.engine.strict import strict_arguments
+from inspect_ai import Task
+
+from agentsense.construction import label_agreement
+from agentsense.construction.labelling import label_scene
 from agentsense.engine.version import eval_version
 from agentsense.sense.dataset.samples import load_scenarios, scene_dataset
-from agentsense.sense.tasks.common import dataset_name, task_metadata
+from agentsense.sense.tasks import dataset_name, task_metadata
 
 
-@task
-@strict_arguments
-def labelling(dataset: str = "official", max_tokens: int = 512) -> Task:
-    """Label goal categories, scenario types and sender/receiver roles with a model.
-
-    Args:
-        dataset: `official`, `official_roles`, `demo`, or the path of a JSONL file.
-        max_tokens: per labelling call (the replies are JSON objects).
-    """
+def labelling(**values: Any) -> Task:
+    """Label goal categories, scenario types and sender/receiver roles with a model."""
+    dataset = values["dataset"]
     return Task(
         dataset=scene_dataset(load_scenarios(dataset), name=dataset_name(dataset)),
-        solver=label_scene(max_tokens),
+        solver=label_scene(values["max_tokens"]),
         scorer=label_agreement(),
         version=eval_version().comparability_version,
         metadata=task_metadata(dataset, protocol={}, seed=None),

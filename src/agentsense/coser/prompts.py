@@ -324,7 +324,6 @@ DIMENSIONS: tuple[Dimension, ...] = (
         ),
     ),
 )
-REFERENCE_FREE = ("Anthropomorphism", "Character Fidelity", "Storyline Quality")
 
 
 def continue_from_instruction(k: int) -> str:

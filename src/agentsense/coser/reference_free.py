@@ -9,10 +9,11 @@ there is none. The score is CoSER's formula with R = every message of the conver
 
 from __future__ import annotations
 
-from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
+from agentsense.coser import REFERENCE_FREE
 from agentsense.coser import prompts as coser_prompts
 from agentsense.coser.compared_texts import simulation_text
 from agentsense.coser.scorer import KEYS as BOOK_KEYS
@@ -25,9 +26,8 @@ from agentsense.sense.dataset.schema import Scenario
 
 BOOK = "this AgentSense scenario"
 NO_REFERENCE = "(There is no original conversation for this scenario.)"
-DIMENSIONS = tuple(d for d in coser_prompts.DIMENSIONS if d.name in coser_prompts.REFERENCE_FREE)
+DIMENSIONS = tuple(d for d in coser_prompts.DIMENSIONS if d.name in REFERENCE_FREE)
 KEYS = {d.name: BOOK_KEYS[d.name] for d in DIMENSIONS}
-CRITIC_KEYS = (*KEYS.values(), "average")
 
 
 def scene_critic_prompt(scene: Scenario, dimension: coser_prompts.Dimension) -> str:
@@ -43,12 +43,7 @@ def scene_critic_prompt(scene: Scenario, dimension: coser_prompts.Dimension) -> 
     )
 
 
-def template_metrics() -> list[Metric]:
-    return [mean(), stderr(cluster="template_id")]
-
-
-@scorer(metrics={key: template_metrics() for key in CRITIC_KEYS})
-def critics() -> Scorer:
+def scene_critics_scorer() -> Scorer:
     """Anthropomorphism, Character Fidelity and Storyline Quality (role `critic`), CoSER-scored."""
 
     async def score(state: TaskState, target: Target) -> Score:

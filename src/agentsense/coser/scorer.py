@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from inspect_ai.model import Model
-from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect, store_as
 
+from agentsense.coser import KEYS
 from agentsense.coser import prompts as coser_prompts
 from agentsense.coser.compared_texts import actor_rounds, reference_text, simulation_text
 from agentsense.coser.critic import Verdict, critic_messages, judge_dimension
@@ -26,16 +27,6 @@ from agentsense.coser.simulation import GCASettings, circumstance_of, role_model
 from agentsense.engine.conversation import Conversation, Turn
 from agentsense.engine.roles import CRITIC_ROLE
 from agentsense.sense.metrics import mean_or_nan
-
-# Score key of each dimension: short, so that every key stays whole on an 80-column console
-# (tests/test_console_names.py); docs/gca.md maps them back to CoSER's names.
-KEYS = {
-    "Storyline Consistency": "consistency",
-    "Anthropomorphism": "humanlike",
-    "Character Fidelity": "fidelity",
-    "Storyline Quality": "quality",
-}
-SCORE_KEYS = (*KEYS.values(), "average", "bleu", "rouge_l")
 
 
 def profiles_text(profiles: dict[str, str]) -> str:
@@ -134,13 +125,7 @@ def conversation_of(state: TaskState) -> tuple[list[Turn], GCASettings]:
     return list(conversation.turns), GCASettings.model_validate(conversation.protocol)
 
 
-def book_metrics() -> list[Metric]:
-    """Inspect leaves NaN (unreadable) values out and counts them as `unscored_samples`."""
-    return [mean(), stderr(cluster="book")]
-
-
-@scorer(metrics={key: book_metrics() for key in SCORE_KEYS})
-def gca_critics() -> Scorer:
+def critics_scorer() -> Scorer:
     """CoSER's four critics (role `critic`), the length-corrected scores, BLEU and ROUGE-L."""
 
     async def score(state: TaskState, target: Target) -> Score:

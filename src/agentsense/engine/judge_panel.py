@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from inspect_ai.log import transcript
 from inspect_ai.model import Model, get_model, model_roles
 
 from agentsense.engine.roles import JUDGE_ROLE
-from agentsense.sense.score_keys import judge_key
 
-# The scorers that put goals to the panel (registry names as the eval spec records them).
-JUDGED_SCORERS = ("goal_completion", "goal_and_mcq")
 SELF_JUDGING = (
     "No model is bound to the role 'judge': the evaluated model judges the goals. "
     "Bind a panel with --model-role judge=<model>,<model>,<model>."
@@ -30,8 +28,9 @@ class Judge:
         return str(self.model)
 
 
-def judge_panel() -> tuple[list[Judge], bool]:
-    """The judges bound to the role `judge`, in binding order, and whether the role was bound.
+def judge_panel(key: Callable[[int], str]) -> tuple[list[Judge], bool]:
+    """The judges bound to the role `judge`, in binding order, and whether the role was bound;
+    `key(n)` names the score of judge `n` (from 1).
 
     Unbound, the evaluated model judges itself; the transcript says so, since that inflates scores.
     """
@@ -39,10 +38,6 @@ def judge_panel() -> tuple[list[Judge], bool]:
     if bound is None:
         transcript().info(SELF_JUDGING)
         # On the role all the same, so per-role usage counts these calls as judging.
-        return [Judge(judge_key(1), get_model(role=JUDGE_ROLE, default=get_model()))], False
+        return [Judge(key(1), get_model(role=JUDGE_ROLE, default=get_model()))], False
     models = bound if isinstance(bound, list) else [bound]
-    return [Judge(judge_key(i), model) for i, model in enumerate(models, start=1)], True
-
-
-def judges_goals(scorers: list[str]) -> bool:
-    return any(name.rpartition("/")[2] in JUDGED_SCORERS for name in scorers)
+    return [Judge(key(i), model) for i, model in enumerate(models, start=1)], True

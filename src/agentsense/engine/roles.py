@@ -1,9 +1,9 @@
 """The Inspect model roles of every task, declared once, and the check of the roles a run binds.
 
-`TASK_ROLES` says which roles each task uses: `required` ones must be bound; `fallback` ones are
-played by the evaluated model when unbound (on purpose: the judges then judge their own
-characters, and the console says so once). Inspect lets any role name through and never says
-that no model is bound to a role, so a typo (`--model-role judgee=...`) silently leaves the
+The task table (`agentsense.tasks`) says which roles each task uses: `required` ones must be bound;
+`fallback` ones are played by the evaluated model when unbound (on purpose: the judges then judge
+their own characters, and the console says so once). Inspect lets any role name through and never
+says that no model is bound to a role, so a typo (`--model-role judgee=...`) silently leaves the
 evaluated model on the real role. `refused_roles` refuses a bound role the task does not use, with
 the closest one it does, when no AgentSense task uses it; a role another AgentSense task uses is
 only warned about (`ignored_roles`), since one `inspect eval` or eval-set of several tasks binds
@@ -24,7 +24,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from inspect_ai.model import get_model, model_roles
+from inspect_ai.model import Model, get_model, model_roles
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from agentsense.engine.errors import PrerequisiteError
@@ -63,23 +63,18 @@ class TaskRoles:
         return self.used if evaluated == NO_MODEL else self.required
 
 
-TASK_ROLES: dict[str, TaskRoles] = {
-    "goal": TaskRoles(fallback=(CHARACTER_ROLE, JUDGE_ROLE)),
-    "info": TaskRoles(fallback=(CHARACTER_ROLE,)),
-    "full": TaskRoles(fallback=(CHARACTER_ROLE, JUDGE_ROLE)),
-    "blind": TaskRoles(fallback=(CHARACTER_ROLE,)),
-    # every character is a sender or a receiver, so `character` plays nobody here
-    "pairwise": TaskRoles(fallback=(SENDER_ROLE, RECEIVER_ROLE, JUDGE_ROLE)),
-    "judge_check": TaskRoles(fallback=(JUDGE_ROLE,)),
-    "labelling": TaskRoles(required=(LABELLER_ROLE,)),
-    "script_prediction": TaskRoles(),  # the evaluated model answers
-    "construct": TaskRoles(fallback=(BUILDER_ROLE,)),
-    "gca": TaskRoles(fallback=(CHARACTER_ROLE, ENVIRONMENT_ROLE, NEXT_SPEAKER_ROLE, CRITIC_ROLE)),
-}
+RoleTable = Mapping[str, TaskRoles]  # task name -> its roles (the task table's)
 
 
-def users_of(role: str) -> list[str]:
-    return [task for task, roles in TASK_ROLES.items() if role in roles.used]
+def role_uses(table: RoleTable) -> dict[str, dict[str, list[str]]]:
+    return {
+        name: {"required": list(r.required), "fallback": list(r.fallback)}
+        for name, r in table.items()
+    }
+
+
+def users_of(table: RoleTable, role: str) -> list[str]:
+    return [task for task, roles in table.items() if role in roles.used]
 
 
 def unused_role_line(role: str, valid: tuple[str, ...]) -> str:
@@ -93,12 +88,12 @@ def other_benchmarks_roles() -> set[str]:
     return {r.strip() for r in os.environ.get(OTHER_ROLES_VARIABLE, "").split(",") if r.strip()}
 
 
-def refused_roles(task: str, bound: Iterable[str]) -> str | None:
+def refused_roles(table: RoleTable, task: str, bound: Iterable[str]) -> str | None:
     """The refusal of the bound roles that no AgentSense task uses (a typo: Inspect would
     ignore them and the evaluated model would play the real role), or None."""
-    roles = TASK_ROLES[task]
+    roles = table[task]
     others = other_benchmarks_roles()
-    unknown = [role for role in bound if not users_of(role) and role not in others]
+    unknown = [role for role in bound if not users_of(table, role) and role not in others]
     if not unknown:
         return None
     listed = ", ".join(f"{r} (required)" if r in roles.required else r for r in roles.used)
@@ -111,25 +106,27 @@ def refused_roles(task: str, bound: Iterable[str]) -> str | None:
     )
 
 
-def ignored_roles(task: str, bound: Iterable[str]) -> str | None:
+def ignored_roles(table: RoleTable, task: str, bound: Iterable[str]) -> str | None:
     """The warning for bound roles other AgentSense tasks use and `task` ignores (a run of
     several tasks binds them all), or None."""
-    roles = TASK_ROLES[task]
-    ignored = [role for role in bound if role not in roles.used and users_of(role)]
+    roles = table[task]
+    ignored = [role for role in bound if role not in roles.used and users_of(table, role)]
     if not ignored:
         return None
     return f"{TASK_PREFIX}{task} ignores " + "; ".join(
-        f"--model-role {role} (used by {', '.join(users_of(role))})" for role in ignored
+        f"--model-role {role} (used by {', '.join(users_of(table, role))})" for role in ignored
     )
 
 
-def missing_roles(task: str, bound: Iterable[str], evaluated: str | None) -> str | None:
+def missing_roles(
+    table: RoleTable, task: str, bound: Iterable[str], evaluated: str | None
+) -> str | None:
     """One line per role `task` needs and nobody bound, or None. `evaluated`: the `--model`,
     None outside an eval (where a task built first gets its roles from `eval()` later)."""
     if evaluated is None:
         return None
     bound = set(bound)
-    roles = TASK_ROLES[task]
+    roles = table[task]
     lines = [
         f"{TASK_PREFIX}{task} needs --model-role {role}=MODEL "
         + ("(the role is unbound)" if role in roles.required else "(the run has --model none)")
@@ -139,22 +136,24 @@ def missing_roles(task: str, bound: Iterable[str], evaluated: str | None) -> str
     return "\n".join(lines) or None
 
 
-def refuse_unused(task: str, bound: Iterable[str]) -> None:
-    message = refused_roles(task, bound)
+def refuse_unused(table: RoleTable, task: str, bound: Iterable[str]) -> None:
+    message = refused_roles(table, task, bound)
     if message:
         raise PrerequisiteError(message)
 
 
-def warn_ignored(task: str, bound: Iterable[str]) -> None:
-    message = ignored_roles(task, bound)
+def warn_ignored(table: RoleTable, task: str, bound: Iterable[str]) -> None:
+    message = ignored_roles(table, task, bound)
     if message:
         from agentsense.engine.console import warn
 
         warn(message)
 
 
-def require_needed(task: str, bound: Iterable[str], evaluated: str | None) -> None:
-    message = missing_roles(task, bound, evaluated)
+def require_needed(
+    table: RoleTable, task: str, bound: Iterable[str], evaluated: str | None
+) -> None:
+    message = missing_roles(table, task, bound, evaluated)
     if message:
         raise PrerequisiteError(message)
 
@@ -185,12 +184,29 @@ def run_roles(task_roles: Mapping[str, object] | None = None) -> list[str]:
 
 
 @solver
-def role_check(task: str) -> Solver:
-    """The task's setup step: its roles checked again on each sample, before any model call."""
+def role_check(task: str, uses: dict[str, dict[str, list[str]]]) -> Solver:
+    """The task's setup step: its roles checked again on each sample, before any model call.
+    `uses`: every task's roles (`role_uses`), plain data as the log records a solver's args."""
+    table = {
+        name: TaskRoles(tuple(r["required"]), tuple(r["fallback"])) for name, r in uses.items()
+    }
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        refuse_unused(task, model_roles())
-        require_needed(task, model_roles(), evaluated_model())
+        refuse_unused(table, task, model_roles())
+        require_needed(table, task, model_roles(), evaluated_model())
         return state
 
     return solve
+
+
+def character_role(name: str, model_roles: Mapping[str, str | None]) -> str:
+    """The Inspect model role that plays `name`: its binding, else `character`."""
+    return model_roles.get(name) or CHARACTER_ROLE
+
+
+def character_model(name: str, model_roles: Mapping[str, str | None]) -> Model:
+    """The model playing `name`, on its role: the role's bound model, else the evaluated model.
+
+    Either way the calls carry the role, so Inspect's per-role usage covers every character.
+    """
+    return get_model(role=character_role(name, model_roles), default=get_model())

@@ -12,28 +12,14 @@ from inspect_ai.model import (
     GenerateConfig,
     Model,
     ModelOutput,
-    get_model,
 )
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
 from agentsense.engine.conversation import Conversation, Turn, Views, prefixed_text
-from agentsense.engine.roles import CHARACTER_ROLE
+from agentsense.engine.roles import character_model
 from agentsense.engine.speakers import SpeakerSelector
 from agentsense.engine.transcript import TURN_RECORD, record_call
-
-
-def character_role(name: str, model_roles: Mapping[str, str | None]) -> str:
-    """The Inspect model role that plays `name`: its binding, else `character`."""
-    return model_roles.get(name) or CHARACTER_ROLE
-
-
-def character_model(name: str, model_roles: Mapping[str, str | None]) -> Model:
-    """The model playing `name`, on its role: the role's bound model, else the evaluated model.
-
-    Either way the calls carry the role, so Inspect's per-role usage covers every character.
-    """
-    return get_model(role=character_role(name, model_roles), default=get_model())
 
 
 def transcript_message(turn: Turn, model: str | None, role: str | None) -> ChatMessage:

@@ -1,10 +1,10 @@
 """Task arguments Inspect would let through: refused when the task is built, before any model call.
 
 Inspect passes a `-T name=value` the task does not declare only to a task whose signature takes
-`**kwargs`; otherwise it warns "param not used" and runs on the defaults. `strict_arguments`
-gives a task such a signature, so a mistyped name reaches it and is refused with the closest
-valid name. The model roles of the run are checked against the task's (`roles.TASK_ROLES`) when
-it is built, and again by its setup step (`roles.role_check`). Inspect's CLI also drops empty
+`**kwargs`; otherwise it warns "param not used" and runs on the defaults. The task table gives
+every task such a signature, so a mistyped name reaches `checked_build` and is refused with the
+closest valid name. The model roles of the run are checked against the task's (its row's `roles`)
+when it is built, and again by its setup step (`roles.role_check`). Inspect's CLI also drops empty
 entries of a role list (`--model-role judge=a,b,`) before any task sees the roles, so those are
 read from the command line itself.
 """
@@ -12,33 +12,32 @@ read from the command line itself.
 from __future__ import annotations
 
 import difflib
-import functools
 import inspect
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any, ParamSpec
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from inspect_ai import Task, task_with
 from inspect_ai.model import model_roles
 
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.roles import (
+    TaskRoles,
     built_by_inspect,
     evaluated_model,
     refuse_unused,
     require_needed,
     role_check,
+    role_uses,
     run_roles,
     warn_ignored,
 )
-
-P = ParamSpec("P")
 
 ROLE_OPTION = "--model-role"
 
 
 def declared_names(function: Callable[..., Any]) -> list[str]:
-    """The task's own argument names (without the catch-all `strict_arguments` adds)."""
+    """The task's own argument names (without the catch-all the task table adds)."""
     return [
         name
         for name, parameter in inspect.signature(function).parameters.items()
@@ -97,39 +96,35 @@ def check_role_lists(argv: Sequence[str]) -> None:
 def console_warnings() -> None:
     """Register the hooks that warn on the console, now that an AgentSense task is built:
     registered at import, Inspect would list them at the start of every run, others' too."""
-    from agentsense.engine import (
-        request_format,  # noqa: F401
-        self_judging,  # noqa: F401
-    )
+    from agentsense.engine import request_format  # noqa: F401
 
 
-def strict_arguments(function: Callable[P, Task]) -> Callable[P, Task]:
-    """Refuse undeclared `-T` names, empty role-list entries, roles the task does not use and
-    missing roles it needs (warn of roles other tasks use); put it under `@task`."""
-    valid = declared_names(function)
-    signature = inspect.signature(function)
-    name = function.__name__
+def checked_build(
+    name: str,
+    valid: Sequence[str],
+    table: Mapping[str, TaskRoles],
+    build: Callable[..., Task],
+    values: Mapping[str, Any],
+) -> Task:
+    """Refuse undeclared `-T` names, empty role-list entries, roles no task uses and missing
+    roles the task needs (warn of roles other tasks use), then build the task with `values`."""
+    unknown = [argument for argument in values if argument not in valid]
+    if unknown:
+        raise PrerequisiteError(unknown_arguments_message(name, unknown, valid))
+    check_role_lists(inspect_command_line())
+    in_eval = built_by_inspect()  # else the roles come with eval() (role_check reads them)
+    if in_eval:
+        refuse_unused(table, name, model_roles())  # before the data is read
+    built = build(**values)
+    if in_eval:
+        require_needed(table, name, run_roles(built.model_roles), evaluated_model())
+        warn_ignored(table, name, model_roles())
+    console_warnings()
+    return task_with(built, setup=role_check(name, role_uses(table)))
 
-    @functools.wraps(function)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> Task:
-        unknown = [argument for argument in kwargs if argument not in valid]
-        if unknown:
-            raise PrerequisiteError(unknown_arguments_message(name, unknown, valid))
-        check_role_lists(sys.argv)
-        in_eval = built_by_inspect()  # else the roles come with eval() (role_check reads them)
-        if in_eval:
-            refuse_unused(name, model_roles())  # before the data is read
-        built = function(*args, **kwargs)
-        if in_eval:
-            require_needed(name, run_roles(built.model_roles), evaluated_model())
-            warn_ignored(name, model_roles())
-        console_warnings()
-        return task_with(built, setup=role_check(name))
 
-    # Inspect hands every -T name to a task whose signature takes **kwargs (the check above
-    # then refuses it); the declared parameters, types and defaults stay as they are.
-    catch_all = inspect.Parameter("unknown", inspect.Parameter.VAR_KEYWORD)
-    wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[*signature.parameters.values(), catch_all]
-    )
-    return wrapper
+def inspect_command_line() -> list[str]:
+    """The process's command line: the one place the package reads it. Inspect's CLI drops an
+    empty entry of a role list before any API shows the roles, so only the line itself can tell
+    that `--model-role judge=a,b,` meant three judges."""
+    return sys.argv

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from agentsense.coser.scorer import KEYS, SCORE_KEYS
+from agentsense.coser import KEYS, SCORE_KEYS
 from agentsense.engine.roles import CRITIC_ROLE
 from agentsense.report.content import Absent, Content
 from agentsense.report.other_logs import OtherLogs, items, log_name, read_full, role_model

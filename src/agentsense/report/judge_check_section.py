@@ -20,9 +20,9 @@ from agentsense.report.content import Absent, Content
 from agentsense.report.other_logs import Item, OtherLogs, items, log_name, read_full
 from agentsense.report.render import markdown
 from agentsense.sense.dataset.judge_check_items import CLAIM_CASES, INJECTION_CASES
+from agentsense.sense.judge_check import JUDGE_METRICS, UNREADABLE
 from agentsense.sense.metrics import nan_mean
 from agentsense.sense.score_keys import JUDGES
-from agentsense.sense.scorers.judge_check_verdicts import JUDGE_METRICS, UNREADABLE
 
 if TYPE_CHECKING:
     from agentsense.report.document import Report

@@ -32,9 +32,9 @@ from collections.abc import Sequence
 from fnmatch import fnmatchcase
 from typing import Literal
 
-from inspect_ai.scorer import Metric, SampleScore, metric, stderr
+from inspect_ai.scorer import Metric, SampleScore, mean, metric, stderr
 
-from agentsense.sense.score_keys import PROTOCOL
+from agentsense.sense.score_keys import GOAL_KEYS, JUDGE_KEY_GLOB, MCQ_ACCURACY, PROTOCOL
 
 ShortTemplates = Literal["nan", "skip"]
 
@@ -215,3 +215,30 @@ def template_metrics(
         return template_values(scores, keys, nan_patterns, psi)
 
     return compute
+
+
+# `judge_*` covers the panel's keys (as many as judges are bound); the aggregations are named
+# too, so the headline `judge_majority` resolves even before any sample is scored (Inspect's
+# first, empty progress update cannot expand a glob and would warn that the headline is missing).
+GOAL_METRIC_KEYS = (*GOAL_KEYS[:2], JUDGE_KEY_GLOB, *GOAL_KEYS[2:])
+
+
+def _scene_metrics() -> list[Metric]:
+    """Inspect's metrics per score key, so every name prints whole on an 80-column console (a
+    package's metric per key would print as `agentsense/<name>`)."""
+    return [mean(), *clustered_uncertainty()]
+
+
+def scorer_metrics(
+    keys: tuple[str, ...], goal_keys: tuple[str, ...] = ()
+) -> list[Metric | dict[str, list[Metric]]]:
+    """Per score key its mean and stderr (a block named after the key), and the PSI and
+    template mean of every key in one block named after the scorer (`metrics.template_metrics`:
+    `goal_keys` get the official code's NaN PSI for one-scene templates)."""
+    scene_blocks = {key: _scene_metrics() for key in keys}
+    return [scene_blocks, template_metrics(list(keys), official_nan=list(goal_keys))]
+
+
+GOAL_METRICS = scorer_metrics(GOAL_METRIC_KEYS, GOAL_METRIC_KEYS)
+MCQ_METRICS = scorer_metrics((MCQ_ACCURACY,))
+GOAL_AND_MCQ_METRICS = scorer_metrics((*GOAL_METRIC_KEYS, MCQ_ACCURACY), GOAL_METRIC_KEYS)

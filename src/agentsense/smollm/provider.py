@@ -38,7 +38,6 @@ from inspect_ai.model import (
     ModelAPI,
     ModelOutput,
     get_model,
-    modelapi,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
@@ -166,8 +165,3 @@ class SmolLMAPI(ModelAPI):
 
     def collapse_user_messages(self) -> bool:
         return True  # as the hf provider: chat templates expect alternating turns
-
-
-@modelapi(name="smollm")
-def smollm() -> type[ModelAPI]:
-    return SmolLMAPI

@@ -19,7 +19,6 @@ from inspect_ai.model import (
     ModelCall,
     ModelOutput,
     ModelUsage,
-    modelapi,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
@@ -65,8 +64,3 @@ class StandInAPI(ModelAPI):
 
     def max_connections(self) -> int:
         return 64
-
-
-@modelapi(name="standin")
-def standin() -> type[ModelAPI]:
-    return StandInAPI

@@ -12,21 +12,24 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from inspect_ai import Task
 from inspect_ai.model import ModelOutput
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, span, store_as
 from pydantic import Field
 
 from agentsense.engine.seeding import scene_rng
+from agentsense.sense import blind_mcq
+from agentsense.sense.arguments import TaskArguments
 from agentsense.sense.dataset.samples import scenario_of
 from agentsense.sense.interview import ROUND_SPAN, Interviewer, Question
-from agentsense.sense.metrics import clustered_uncertainty
 from agentsense.sense.protocol import Protocol
 from agentsense.sense.score_keys import BLIND_MCQ_ACCURACY, MCQ_ANSWERS, MCQ_SCORED, PROTOCOL
 from agentsense.sense.scorers.explanation import mcq_explanation
 from agentsense.sense.scorers.mcq import mcq_questions, score_mcq
 from agentsense.sense.scorers.scoring import interview_recorder
+from agentsense.sense.tasks import NEEDS_MCQS, agentsense_task, task_scenes
 
 BLIND_KEY = BLIND_MCQ_ACCURACY
 
@@ -79,8 +82,7 @@ def blind_interview(protocol: Protocol | None = None, seed: int = 0) -> Solver:
     return solve
 
 
-@scorer(metrics={BLIND_KEY: [mean(), *clustered_uncertainty()]})
-def blind_mcq() -> Scorer:
+def blind_mcq_scorer() -> Scorer:
     """MCQ accuracy without interaction (official parser and aggregation)."""
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -99,3 +101,21 @@ def blind_mcq() -> Scorer:
         )
 
     return score
+
+
+# No conversation: the message budget does not apply.
+BLIND_EXCLUDES = ("max_messages",)
+
+
+def blind(**values: Any) -> Task:
+    """Blind test: MCQs answered before any interaction, on the scenes that have MCQs."""
+    arguments = TaskArguments.parse(values, exclude=BLIND_EXCLUDES)
+    scenes = task_scenes(arguments, "blind", keep=lambda scene: scene.has_mcq, needs=NEEDS_MCQS)
+    return agentsense_task(
+        arguments,
+        solver=blind_interview(protocol=arguments.settings, seed=arguments.seed),
+        scorer=blind_mcq(),
+        scenes=scenes,
+        epochs=values["epochs"],
+        headline_score=BLIND_KEY,
+    )

@@ -10,18 +10,25 @@ reply, the title it read and the title it matched.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
+from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
-from inspect_ai.solver import TaskState
+from inspect_ai.model import GenerateConfig
+from inspect_ai.scorer import Score, Scorer, Target
+from inspect_ai.solver import TaskState, generate
 
+from agentsense.engine.errors import PrerequisiteError
+from agentsense.engine.version import eval_version
+from agentsense.sense import script_title
+from agentsense.sense.arguments import TaskArguments
 from agentsense.sense.dataset.samples import no_roles, scene_metadata
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.leakage.script_answers import matched_title, named_title
-from agentsense.sense.leakage.titles import Titles
-from agentsense.sense.metrics import clustered_uncertainty, template_metrics
+from agentsense.sense.leakage.titles import Titles, demo_titles_path, read_mapping, script_titles
 from agentsense.sense.prompts import script_prediction_prompt
 from agentsense.sense.score_keys import SCRIPT_ACCURACY
+from agentsense.sense.tasks import VIEWER, dataset_name, headline, task_metadata, task_scenes
 
 SCRIPT_KEY = SCRIPT_ACCURACY
 
@@ -46,13 +53,7 @@ def script_dataset(
 
 # The template mean logs as `script_accuracy_tmean` in a block of its own (a package metric in the
 # key's block would print as `agentsense/template_mean`); no PSI: one scene per template.
-@scorer(
-    metrics=[
-        {SCRIPT_KEY: [mean(), *clustered_uncertainty()]},
-        template_metrics([SCRIPT_KEY], psi=False),
-    ]
-)
-def script_title() -> Scorer:
+def title_scorer() -> Scorer:
     """1 when the reply names the scene's script (tolerant of case, articles, punctuation)."""
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -68,3 +69,40 @@ def script_title() -> Scorer:
         )
 
     return score
+
+
+# No conversation, no interview, no MCQ: only the data selection and max_tokens apply.
+SCRIPT_EXCLUDES = (
+    "protocol",
+    "seed",
+    "max_messages",
+    "agent_temperature",
+    "judge_temperature",
+    "option_mark",
+)
+
+
+def script_prediction(**values: Any) -> Task:
+    """Script prediction: the model names the script each scenario's background comes from."""
+    arguments = TaskArguments.parse(values, exclude=SCRIPT_EXCLUDES)
+    dataset, titles, temperature = values["dataset"], values["titles"], values["temperature"]
+    if temperature < 0:
+        raise PrerequisiteError(
+            f"Invalid AgentSense task argument(s):\n  -T temperature: found {temperature!r}; "
+            "expected greater than or equal to 0"
+        )
+    scenes = task_scenes(arguments, "script_prediction")
+    mapping_file = titles or (str(demo_titles_path()) if dataset == "demo" else None)
+    mapping = read_mapping(mapping_file) if mapping_file else {}
+    truth = script_titles(scenes, mapping, dataset, mapping_file)
+    metadata = task_metadata(dataset, arguments.settings.model_dump(), seed=None)
+    return Task(
+        dataset=script_dataset(scenes, truth, name=dataset_name(dataset)),
+        solver=generate(),
+        scorer=script_title(),
+        config=GenerateConfig(temperature=temperature, max_tokens=arguments.max_tokens),
+        version=eval_version().comparability_version,
+        metadata={**metadata, "titles": mapping_file},
+        viewer=VIEWER,
+        headline_metric=headline(SCRIPT_KEY),
+    )

@@ -1,3 +1,2 @@
-from agentsense.sense.scorers.scoring import goal_and_mcq, goal_completion, mcq_accuracy
-
-__all__ = ["goal_and_mcq", "goal_completion", "mcq_accuracy"]
+"""AgentSense's scorers: the interview (goals and MCQs) and how its answers are read; the
+scorers are registered by name in `agentsense.sense`."""

@@ -12,13 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from inspect_ai.scorer import Metric, Score, Scorer, Target, mean, scorer
+from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.solver import TaskState
 from inspect_ai.util import span, store_as
 
 from agentsense.engine.conversation import Conversation
 from agentsense.engine.judge_panel import Judge, judge_panel
-from agentsense.engine.scene_loop import character_role
+from agentsense.engine.roles import character_role
 from agentsense.engine.seeding import scene_rng
 from agentsense.engine.transcript import INTERVIEW_RECORD, MCQ_RECORD, record_call
 from agentsense.sense.dataset.samples import scenario_of
@@ -30,14 +30,11 @@ from agentsense.sense.interview import (
     Question,
     interview_label,
 )
-from agentsense.sense.metrics import clustered_uncertainty, template_metrics
 from agentsense.sense.protocol import Protocol
 from agentsense.sense.score_keys import (
     CAST,
     GOAL_ANSWERS,
-    GOAL_KEYS,
     GOAL_SCORES,
-    JUDGE_KEY_GLOB,
     JUDGE_REPEAT,
     JUDGE_ROLE_BOUND,
     JUDGES,
@@ -47,6 +44,7 @@ from agentsense.sense.score_keys import (
     MCQ_SCORED,
     PROTOCOL,
     ROLES,
+    judge_key,
 )
 from agentsense.sense.scorers.explanation import (
     goal_explanation,
@@ -57,32 +55,6 @@ from agentsense.sense.scorers.explanation import (
 from agentsense.sense.scorers.goal import goal_answer_row, goal_questions, goal_reader, score_goals
 from agentsense.sense.scorers.mcq import mcq_questions, read_mcq, score_mcq
 from agentsense.sense.scorers.repeats import checked_repeat, repeat_seed
-
-# `judge_*` covers the panel's keys (as many as judges are bound); the aggregations are named
-# too, so the headline `judge_majority` resolves even before any sample is scored (Inspect's
-# first, empty progress update cannot expand a glob and would warn that the headline is missing).
-GOAL_METRIC_KEYS = (*GOAL_KEYS[:2], JUDGE_KEY_GLOB, *GOAL_KEYS[2:])
-
-
-def _scene_metrics() -> list[Metric]:
-    """Inspect's metrics per score key, so every name prints whole on an 80-column console (a
-    package's metric per key would print as `agentsense/<name>`)."""
-    return [mean(), *clustered_uncertainty()]
-
-
-def scorer_metrics(
-    keys: tuple[str, ...], goal_keys: tuple[str, ...] = ()
-) -> list[Metric | dict[str, list[Metric]]]:
-    """Per score key its mean and stderr (a block named after the key), and the PSI and
-    template mean of every key in one block named after the scorer (`metrics.template_metrics`:
-    `goal_keys` get the official code's NaN PSI for one-scene templates)."""
-    scene_blocks = {key: _scene_metrics() for key in keys}
-    return [scene_blocks, template_metrics(list(keys), official_nan=list(goal_keys))]
-
-
-GOAL_METRICS = scorer_metrics(GOAL_METRIC_KEYS, GOAL_METRIC_KEYS)
-MCQ_METRICS = scorer_metrics((MCQ_ACCURACY,))
-GOAL_AND_MCQ_METRICS = scorer_metrics((*GOAL_METRIC_KEYS, MCQ_ACCURACY), GOAL_METRIC_KEYS)
 
 
 @dataclass
@@ -142,7 +114,7 @@ async def interview_scene(state: TaskState, goals: bool, mcq: bool, repeat: int 
     """Ask the scene's goal and/or MCQ questions in one concurrent round, then score them
     (`repeat`: which judge repeat this scoring is, `scorers.repeats`)."""
     context = scene_context(state)
-    judges, judges_bound = judge_panel() if goals else ([], False)
+    judges, judges_bound = judge_panel(judge_key) if goals else ([], False)
     goal_asked = goal_questions(context.scene, judges) if goals else []
     rng = scene_rng(context.seed, state.sample_id, state.epoch, "option-marks")
     mcq_asked = mcq_questions(context.scene, context.protocol, rng) if mcq else []
@@ -202,37 +174,13 @@ def _subset(answers: dict[Question, str], questions: list[Question]) -> dict[Que
     return {question: answers[question] for question in questions}
 
 
-@scorer(metrics=GOAL_METRICS)
-def goal_completion(repeat: int = 0) -> Scorer:
-    """Goal completion judged by self, others and the judge panel (role `judge`); `repeat`:
-    the judge repeat (re-judge a log with `inspect score LOG -S repeat=1`, `scorers.repeats`)."""
+def interview_scorer(goals: bool, mcq: bool, repeat: int = 0) -> Scorer:
+    """The scene's interview: goal completion (self, others, the judge panel on role `judge`)
+    and/or the MCQs; `repeat`: the judge repeat (`scorers.repeats`). Registered by name as
+    `goal_completion`, `mcq_accuracy` and `goal_and_mcq` (`agentsense.sense`)."""
     repeat = checked_repeat(repeat)
 
     async def score(state: TaskState, target: Target) -> Score:
-        return await interview_scene(state, goals=True, mcq=False, repeat=repeat)
-
-    return score
-
-
-@scorer(metrics=MCQ_METRICS)
-def mcq_accuracy(repeat: int = 0) -> Scorer:
-    """Implicit reasoning: accuracy on the MCQs about other characters' secrets (`repeat`: as
-    for `goal_completion`)."""
-    repeat = checked_repeat(repeat)
-
-    async def score(state: TaskState, target: Target) -> Score:
-        return await interview_scene(state, goals=False, mcq=True, repeat=repeat)
-
-    return score
-
-
-@scorer(metrics=GOAL_AND_MCQ_METRICS)
-def goal_and_mcq(repeat: int = 0) -> Scorer:
-    """Both evaluations of the paper on one conversation, asked in a single concurrent round
-    (`repeat`: as for `goal_completion`)."""
-    repeat = checked_repeat(repeat)
-
-    async def score(state: TaskState, target: Target) -> Score:
-        return await interview_scene(state, goals=True, mcq=True, repeat=repeat)
+        return await interview_scene(state, goals=goals, mcq=mcq, repeat=repeat)
 
     return score

@@ -1,37 +1,59 @@
-"""What every AgentSense task shares: its arguments, the scenes, the `Task` around the solver.
+"""AgentSense's tasks, as the task table (`agentsense.tasks`) builds them from their arguments.
 
-Task arguments are declared once, in `TaskArguments` (the `Protocol` settings plus `dataset` and
-`seed`). Inspect reads `-T` arguments from a task's signature, so each task still lists them
-(`tests/test_tasks.py` checks every signature against `TaskArguments`: names, types, defaults),
-then hands them over with `TaskArguments.parse(locals())`, which validates every argument before
-any model call. See docs/adding-a-task.md.
+- `goal`, `info`, `full` (homogeneous: every character played by the evaluated model): goal
+  completion (self, other, judges, PSI) on all scenes; MCQ accuracy on the scenes with MCQs; both
+  on one conversation, as in the paper.
+- `pairwise`: senders bound to the model role `sender` and receivers to `receiver`, from the
+  record's `roles` (official `data_with_role.jsonl`, paper Prompt 19); as in the official
+  `label_role.py`, scenes without both a sender and a receiver are left out. The roles can be
+  bound per eval or per task (`-T sender=...`): the task form lets one eval-set run a grid of
+  pairs, since an eval-set's task identity includes its model roles (docs/analysis.md).
+- `blind` (paper section 4.3): each character answers its MCQs from its persona prompt alone, no
+  conversation, three times by default; questions, parsing and aggregation are those of the real
+  MCQ evaluation, so `blind_mcq_accuracy` is the accuracy a model gets without interacting.
+- `judge_check`: the judges on transcripts whose yes/no truth is known by construction
+  (`dataset/judge_check_items.py`, `scorers/judge_check_verdicts.py`).
+- `script_prediction` (section 4.3, Table 2 "Script Acc."): the model names the script a
+  scenario's background comes from, one scene per template by default; the truth is each
+  record's `source` or `-T titles=FILE` (docs/leakage.md).
+
+Each entry takes its arguments as keywords (the table has declared, defaulted and checked their
+names) and validates them with `TaskArguments.parse` before any model call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
-from inspect_ai import Task
+from inspect_ai import Task, task_with
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 from inspect_ai.viewer import SampleScoreView, TaskSamplesColumn, TaskSamplesView, ViewerConfig
-from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from agentsense.engine.errors import PrerequisiteError
+from agentsense.engine.roles import RECEIVER_ROLE, SENDER_ROLE
 from agentsense.engine.version import eval_version
+from agentsense.sense import (
+    goal_and_mcq,
+    goal_completion,
+    mcq_accuracy,
+    self_judging,  # noqa: F401  (registers its hook)
+)
+from agentsense.sense.arguments import TaskArguments
 from agentsense.sense.dataset.per_template import per_template_scenes
 from agentsense.sense.dataset.protocol_fit import check_option_marks, check_replay
 from agentsense.sense.dataset.samples import RoleBinding, load_scenarios, no_roles, scene_dataset
 from agentsense.sense.dataset.schema import Scenario
-from agentsense.sense.dataset.shard import Shard, parse_shard, shard_scenes
+from agentsense.sense.dataset.shard import parse_shard, shard_scenes
 from agentsense.sense.dataset.validation import DatasetError
-from agentsense.sense.protocol import Protocol
-from agentsense.sense.score_keys import HEADLINE
+from agentsense.sense.persona import has_both_roles, role_binding
+from agentsense.sense.score_keys import HEADLINE, MCQ_ACCURACY
 from agentsense.sense.simulation import simulation
 
 SceneFilter = Callable[[Scenario], bool]
+
 
 # Inspect View: the sample list hides Target and Answer (AgentSense has none), the sample
 # header shows every score key as wrapping chips.
@@ -52,78 +74,14 @@ def headline(score: str) -> HeadlineMetric:
     return HeadlineMetric(score=score, metric="mean")
 
 
-class TaskArguments(Protocol):
-    """The task arguments of every simulation task (`-T name=value`), all recorded in the log."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
-
-    dataset: str = Field(
-        default="official",
-        description="`official`, `official_roles`, `demo`, or the path of a JSONL file",
-    )
-    seed: int = Field(
-        default=0,
-        description="seeds the starting speaker and the turn order per scene and epoch: the same "
-        "seed gives every model the same turn orders",
-    )
-    shard: str | None = Field(
-        default=None,
-        description="`k/n`: run only the k-th of n disjoint parts of the scenes (by sample id), "
-        "e.g. one per process or array job; `agentsense report` merges the parts "
-        "(docs/throughput.md, 'Scaling out')",
-    )
-    per_template: int | None = Field(
-        default=None,
-        ge=1,
-        description="`K`: run only the first K scenes of each template (by sample id); "
-        "`-T per_template=1 --epochs 3` is the paper's repeated subset (Table 7)",
-    )
-
-    @field_validator("shard", mode="before")
-    @classmethod
-    def _shard_form(cls, value: object) -> str | None:
-        return None if value is None else str(parse_shard(str(value)))
-
-    @classmethod
-    def parse(cls, values: Mapping[str, Any], exclude: tuple[str, ...] = ()) -> TaskArguments:
-        """Validate a task's arguments (its `locals()`); bad ones fail here, naming `-T name`."""
-        names = set(cli_names(cls)) - set(exclude)
-        try:
-            return cls.model_validate({k: v for k, v in values.items() if k in names})
-        except ValidationError as error:
-            raise PrerequisiteError(argument_errors(error)) from None
-
-    @property
-    def settings(self) -> Protocol:
-        """The protocol settings alone, as the solver, scorers and the log use them."""
-        return Protocol.model_validate(self.model_dump(include=set(Protocol.model_fields)))
-
-    @property
-    def part(self) -> Shard | None:
-        return None if self.shard is None else parse_shard(self.shard)
-
-
-def cli_names(model: type[Protocol]) -> dict[str, str]:
-    """`-T` name -> field name (`protocol` -> `mode`), in declaration order."""
-    return {field.alias or name: name for name, field in model.model_fields.items()}
-
-
-def argument_errors(error: ValidationError) -> str:
-    """One line per bad argument: its name, what was found and what is expected."""
-    lines = []
-    for problem in error.errors():
-        name = ".".join(map(str, problem["loc"]))
-        expected = problem["msg"].removeprefix("Input should be ").removeprefix("Value error, ")
-        lines.append(f"  -T {name}: found {problem.get('input')!r}; expected {expected}")
-    return "Invalid AgentSense task argument(s):\n" + "\n".join(lines)
-
-
 # What a task's scene filter asks, and where a file without such scenes fits.
 NEEDS_ROLES = (
     "scenes whose `roles` label characters sender and receiver, as -T dataset=official_roles "
     "has (`agentsense labels LOG --dataset-out FILE.jsonl` writes them from an "
     "agentsense/labelling run); scenes without roles fit agentsense/goal, info and full"
 )
+
+
 NEEDS_MCQS = "scenes with MCQs (`info_reason_questions`); scenes without them fit agentsense/goal"
 
 
@@ -147,8 +105,9 @@ def task_scenes(
         )
     if arguments.per_template is not None:
         scenes = per_template_scenes(scenes, arguments.per_template)
-    part = arguments.part
-    return scenes if part is None else shard_scenes(scenes, part, arguments.dataset)
+    if arguments.shard is None:
+        return scenes
+    return shard_scenes(scenes, parse_shard(arguments.shard), arguments.dataset)
 
 
 def dataset_name(dataset: str) -> str:
@@ -182,3 +141,43 @@ def agentsense_task(
         viewer=VIEWER,
         headline_metric=headline(headline_score),
     )
+
+
+def goal(**values: Any) -> Task:
+    """Goal completion on every scene."""
+    arguments = TaskArguments.parse(values)
+    scenes = task_scenes(arguments, "goal")
+    return agentsense_task(arguments, scorer=goal_completion(), scenes=scenes)
+
+
+def info(**values: Any) -> Task:
+    """Private-information MCQ accuracy on the scenes that have MCQs."""
+    arguments = TaskArguments.parse(values)
+    scenes = task_scenes(arguments, "info", keep=lambda scene: scene.has_mcq, needs=NEEDS_MCQS)
+    return agentsense_task(
+        arguments,
+        scorer=mcq_accuracy(),
+        scenes=scenes,
+        headline_score=MCQ_ACCURACY,
+    )
+
+
+def full(**values: Any) -> Task:
+    """Goal completion and MCQ accuracy on one conversation per scene."""
+    arguments = TaskArguments.parse(values)
+    scenes = task_scenes(arguments, "full")
+    return agentsense_task(arguments, scorer=goal_and_mcq(), scenes=scenes)
+
+
+def pairwise(**values: Any) -> Task:
+    """Goal completion and MCQ accuracy with senders and receivers played by different models."""
+    arguments = TaskArguments.parse(values)
+    scenes = task_scenes(arguments, "pairwise", keep=has_both_roles, needs=NEEDS_ROLES)
+    built = agentsense_task(arguments, scorer=goal_and_mcq(), scenes=scenes, bind=role_binding)
+    roles = {
+        role: model
+        for role, model in ((SENDER_ROLE, values["sender"]), (RECEIVER_ROLE, values["receiver"]))
+        if model
+    }
+    # Task-level roles are defaults: an eval-level --model-role for the same role overrides them.
+    return task_with(built, model_roles=roles) if roles else built

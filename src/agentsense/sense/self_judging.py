@@ -1,8 +1,8 @@
 """Say once on the console what each transcript says: the characters judge themselves.
 
-An Inspect hook, registered when an AgentSense task is built (`tasks/strict.py`), not when Inspect
-loads the package: registered at import, Inspect would list it at the start of every `inspect`
-command, other benchmarks' too.
+An Inspect hook, registered when an AgentSense task is built (`sense/tasks/common.py` imports it),
+not when Inspect loads the package: registered at import, Inspect would list it at the start of
+every `inspect` command, other benchmarks' too.
 """
 
 from __future__ import annotations
@@ -10,8 +10,15 @@ from __future__ import annotations
 from inspect_ai.hooks import Hooks, TaskStart, hooks
 
 from agentsense.engine.console import warn
-from agentsense.engine.judge_panel import SELF_JUDGING, judges_goals
+from agentsense.engine.judge_panel import SELF_JUDGING
 from agentsense.engine.roles import JUDGE_ROLE
+
+# The scorers that put goals to the panel (registry names as the eval spec records them).
+JUDGED_SCORERS = ("goal_completion", "goal_and_mcq")
+
+
+def judges_goals(scorers: list[str]) -> bool:
+    return any(name.rpartition("/")[2] in JUDGED_SCORERS for name in scorers)
 
 
 @hooks(name="agentsense_self_judging", description="Warns when no judge is bound.")

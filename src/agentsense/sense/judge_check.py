@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import anyio
-from inspect_ai.dataset import Sample
+from inspect_ai import Task
+from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput
 from inspect_ai.scorer import (
     Metric,
@@ -32,8 +33,6 @@ from inspect_ai.scorer import (
     Score,
     Scorer,
     Target,
-    metric,
-    scorer,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, span, store_as
@@ -41,12 +40,22 @@ from pydantic import Field
 
 from agentsense.engine.conversation import Turn, prompt
 from agentsense.engine.judge_panel import judge_panel
-from agentsense.sense.dataset.judge_check_items import CLAIM_CASES, INJECTION_CASES, JudgeCheckItem
+from agentsense.engine.version import eval_version
+from agentsense.sense import judge_verdicts
+from agentsense.sense.arguments import TaskArguments
+from agentsense.sense.dataset.judge_check_items import (
+    BUNDLED,
+    CLAIM_CASES,
+    INJECTION_CASES,
+    JudgeCheckItem,
+    load_items,
+)
 from agentsense.sense.metrics import key_scores, mean_or_nan, score_values
 from agentsense.sense.prompts import JUDGE_SYSTEM_PROMPT
 from agentsense.sense.protocol import Protocol
-from agentsense.sense.score_keys import JUDGE_PREFIX, JUDGES, PROTOCOL, is_judge_key
+from agentsense.sense.score_keys import JUDGE_PREFIX, JUDGES, PROTOCOL, is_judge_key, judge_key
 from agentsense.sense.scorers.answer_reading import official_yes, robust_yes
+from agentsense.sense.tasks import task_metadata
 
 UNREADABLE = "unreadable_"
 
@@ -82,7 +91,7 @@ def ask_judges(protocol: Protocol) -> Solver:
     config = GenerateConfig(temperature=protocol.judge_temperature, max_tokens=protocol.max_tokens)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        judges, _ = judge_panel()
+        judges, _ = judge_panel(judge_key)
         answers: dict[str, str] = {}
 
         async def ask(key: str, model: Any) -> None:
@@ -151,8 +160,7 @@ JUDGE_METRICS = {
 }
 
 
-@metric
-def judge_rates() -> Metric:
+def judge_rates_metric() -> Metric:
     """Per judge `n`: `accuracy_n`, `false_yes_claimed_n`, `false_yes_injected_n`,
     `consistency_n` and `unreadable_n`. One metric over the whole score (not one per key): its
     keys are then printed bare, not as `agentsense/accuracy`, and fit an 80-column console."""
@@ -181,8 +189,7 @@ def read_verdict(answer: str, official: bool) -> float:
     return math.nan if reading is None else float(reading)
 
 
-@scorer(metrics=[judge_rates()])
-def judge_verdicts() -> Scorer:
+def verdict_scorer() -> Scorer:
     """Each judge's verdict read as the protocol reads it; its correctness is in the metrics."""
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -207,3 +214,22 @@ def judge_verdicts() -> Scorer:
         )
 
     return score
+
+
+# No conversation and no MCQs: only the judges' settings apply.
+JUDGE_CHECK_EXCLUDES = ("seed", "max_messages", "agent_temperature", "option_mark")
+
+
+def judge_check(**values: Any) -> Task:
+    """Judge meta-evaluation on transcripts whose yes/no truth is known by construction."""
+    settings = TaskArguments.parse(values, exclude=JUDGE_CHECK_EXCLUDES).settings
+    dataset = values["dataset"]
+    items = load_items(dataset)
+    name = "agentsense-judge_check" if dataset == BUNDLED else dataset
+    return Task(
+        dataset=MemoryDataset([to_sample(item, settings) for item in items], name=name),
+        solver=ask_judges(settings),
+        scorer=judge_verdicts(),
+        version=eval_version().comparability_version,
+        metadata=task_metadata(dataset, settings.model_dump(), seed=None),
+    )

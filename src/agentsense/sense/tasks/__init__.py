@@ -1,1 +1,0 @@
-"""AgentSense tasks: the simulation tasks and the leakage and judge checks."""
