@@ -41,7 +41,7 @@ def sample_rounds(events: Sequence[Any]) -> tuple[int, int, int]:
     """(turn calls, interview rounds, model calls) of one scene."""
     from inspect_ai.event import SpanBeginEvent
 
-    from agentsense.engine.transcript import TURN_RECORD, labelled_calls
+    from agentsense.engine.conversation import TURN_RECORD, labelled_calls
     from agentsense.sense.interview import ROUND_SPAN
 
     span_type = {e.id: e.type for e in events if isinstance(e, SpanBeginEvent)}

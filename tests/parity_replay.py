@@ -21,7 +21,7 @@ import inspect_ai
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
 
-from agentsense.engine.transcript import MCQ_RECORD, TURN_RECORD, labelled_calls
+from agentsense.engine.conversation import MCQ_RECORD, TURN_RECORD, labelled_calls
 from agentsense.sense.dataset.samples import scenario_of
 
 # --------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 from inspect_ai.model import Model, ModelOutput
 
 from agentsense.engine.conversation import Turn
-from agentsense.engine.judge_panel import Judge
+from agentsense.engine.roles import Judge
 from agentsense.sense.dataset.samples import demo_path
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.interview import Interviewer, Question

@@ -23,9 +23,8 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample, resolve_sample_attachments
 from inspect_ai.model import get_model
 
-from agentsense.engine.conversation import Conversation, Turn
-from agentsense.engine.judge_panel import Judge
-from agentsense.engine.seeding import scene_rng
+from agentsense.engine.conversation import Conversation, Turn, scene_rng
+from agentsense.engine.roles import Judge
 from agentsense.sense.dataset.samples import demo_path
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.interview import Interviewer

@@ -13,7 +13,7 @@ import pytest
 from inspect_ai.model import get_model
 from inspect_ai.scorer import Metric, SampleScore, Score
 
-from agentsense.engine.judge_panel import Judge
+from agentsense.engine.roles import Judge
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.interview import Question
 from agentsense.sense.metrics import clustered_uncertainty, psi, template_mean, template_metrics

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import read_eval_log
 
-from agentsense.sense.dataset.per_template import per_template_scenes
 from agentsense.sense.dataset.samples import load_scenarios
 from agentsense.sense.dataset.schema import Scenario
+from agentsense.sense.dataset.selection import per_template_scenes
 from agentsense_logs import kind_task
 
 SIMULATION_KINDS = ("full", "goal", "info", "pairwise", "blind")

@@ -15,7 +15,7 @@ import pytest
 from inspect_ai.model import get_model
 
 from agentsense.analysis.sample_rows import SampleContext, goal_rows
-from agentsense.engine.judge_panel import Judge
+from agentsense.engine.roles import Judge
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.protocol import Protocol
 from agentsense.sense.scorers.goal import goal_questions, score_goals

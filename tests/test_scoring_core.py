@@ -18,8 +18,8 @@ from inspect_ai.model._model import init_model_roles
 from inspect_ai.scorer import SampleScore, Score
 
 from agentsense.engine.conversation import SeatViews, Turn
-from agentsense.engine.judge_panel import SELF_JUDGING, Judge, judge_panel
-from agentsense.engine.speakers import FixedOrder
+from agentsense.engine.roles import SELF_JUDGING, Judge, judge_panel
+from agentsense.engine.scene_loop import FixedOrder
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.interview import Interviewer
 from agentsense.sense.metrics import expand_keys, key_scores, psi_of, score_values, template_mean_of

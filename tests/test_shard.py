@@ -11,7 +11,7 @@ from agentsense.engine.errors import PrerequisiteError
 from agentsense.report.assemble import write_report
 from agentsense.report.document import ReportOptions
 from agentsense.sense.dataset.samples import demo_path, load_scenarios
-from agentsense.sense.dataset.shard import Shard, parse_shard, shard_scenes
+from agentsense.sense.dataset.selection import Shard, parse_shard, shard_scenes
 from agentsense_logs import AGENT, JUDGES, kind_task
 
 # Two templates, three scenes each.

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agentsense.engine.seeding import scene_rng
-from agentsense.engine.speakers import speaker_order
+from agentsense.engine.conversation import scene_rng
+from agentsense.engine.scene_loop import speaker_order
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.protocol import Protocol
 from agentsense.sense.simulation import turn_plan

@@ -16,7 +16,7 @@ import agentsense
 from agentsense.cli import main
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.strict import declared_names, empty_role_entries, unknown_arguments_message
-from agentsense.sense.self_judging import judges_goals
+from agentsense.sense.tasks import judges_goals
 from agentsense.standin.rules import RULES, standin_rule
 
 INSPECT = str(Path(sys.executable).with_name("inspect"))

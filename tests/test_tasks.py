@@ -19,11 +19,10 @@ from agentsense.construction.labelling import SceneLabels, label_scene
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.strict import declared_names
 from agentsense.engine.version import EvalVersion, eval_version
-from agentsense.sense.arguments import TaskArguments, cli_names
 from agentsense.sense.dataset.samples import demo_path, load_scenarios, scene_dataset
 from agentsense.sense.dataset.validation import DatasetError
 from agentsense.sense.leakage.blind_test import BlindAnswers, blind_interview
-from agentsense.sense.protocol import Protocol
+from agentsense.sense.protocol import Protocol, TaskArguments, cli_names
 
 EVAL_YAML = Path(agentsense.__file__).parent / "eval.yaml"
 

@@ -35,7 +35,7 @@ from agentsense.report.document import ReportOptions
 from agentsense.report.variance_components import decompositions, run_rows
 from agentsense.sense import goal_completion
 from agentsense.sense.dataset.samples import load_scenarios
-from agentsense.sense.scorers.repeats import checked_repeat, repeat_seed
+from agentsense.sense.scorers.scoring import checked_repeat, repeat_seed
 from agentsense.standin.rules import Request, flaky, flip_probability, persona
 from agentsense.tasks import goal
 

@@ -9,7 +9,7 @@ from inspect_ai import eval
 from inspect_ai.event import InfoEvent, ModelEvent
 from inspect_ai.log import EvalSample, read_eval_log
 
-from agentsense.engine.transcript import CALL_RECORDS, INTERVIEW_RECORD
+from agentsense.engine.conversation import CALL_RECORDS, INTERVIEW_RECORD
 from agentsense.sense.dataset.samples import scenario_of
 from agentsense.sense.scorers.explanation import MAJORITY_ROW
 from agentsense.tasks import full

@@ -30,8 +30,7 @@ from inspect_ai.event import InfoEvent, ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalLog, EvalSample, headline_metric, read_eval_log
 from inspect_ai.util import registry_info
 
-from agentsense.engine.roles import CHARACTER_ROLE
-from agentsense.engine.transcript import (
+from agentsense.engine.conversation import (
     CALL_RECORDS,
     INTERVIEW_RECORD,
     MCQ_RECORD,
@@ -39,6 +38,7 @@ from agentsense.engine.transcript import (
     labelled_calls,
     record_label,
 )
+from agentsense.engine.roles import CHARACTER_ROLE
 from agentsense.sense import goal_completion
 from agentsense.sense.dataset.samples import scenario_of
 from agentsense.sense.interview import CALL_SPAN, Question, interview_label

@@ -7,8 +7,33 @@ registered by `lazy`, which imports the defining module when the object is first
 module then registers the real object under the same name. The providers import their code in
 the same way, as Inspect's own do. Not the hooks: Inspect lists every registered hook at the
 start of every run, so AgentSense's are registered when one of its tasks is built.
+
+What the package registers with Inspect besides its tasks: the model providers, and the
+scorers and metrics a log names (`inspect score LOG`, `--scorer agentsense/critics`, a metric
+recomputed from a log header). A provider imports its code when its model is first asked for,
+as Inspect's own providers do, so a `vllm/` run loads neither the stand-in nor SmolLM.
 """
 
-# ruff: noqa: F401
-from agentsense.lazy import REGISTERED
+from __future__ import annotations
+
+from inspect_ai.model import ModelAPI, modelapi
+
+from agentsense import construction, coser, sense
 from agentsense.tasks import *  # every @task of the table  # noqa: F403
+
+
+@modelapi(name="standin")
+def standin() -> type[ModelAPI]:
+    from agentsense.standin.provider import StandInAPI
+
+    return StandInAPI
+
+
+@modelapi(name="smollm")
+def smollm() -> type[ModelAPI]:
+    from agentsense.smollm.provider import SmolLMAPI
+
+    return SmolLMAPI
+
+
+REGISTERED = (standin, smollm, sense, coser, construction)

@@ -32,7 +32,7 @@ from agentsense.engine.roles import (
     SENDER_ROLE,
     TaskRoles,
 )
-from agentsense.sense.arguments import TaskArguments, cli_names
+from agentsense.sense.protocol import TaskArguments, cli_names
 
 Benchmark = Literal["sense", "coser", "construction"]
 # What a log holds, for the report: simulated scenes (Tables 1, 2, 6, 7), or one of the others.

@@ -16,7 +16,7 @@ from typing import cast
 
 from inspect_ai.model import Model
 
-from agentsense.engine.judge_panel import Judge
+from agentsense.engine.roles import Judge
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.metrics import mean_or_nan
 from agentsense.sense.protocol import Protocol

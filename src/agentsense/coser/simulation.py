@@ -21,11 +21,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentsense.coser import prompts as coser_prompts
 from agentsense.coser.record import Circumstance
-from agentsense.engine.conversation import Conversation
+from agentsense.engine.conversation import Conversation, scene_rng
 from agentsense.engine.next_speaker import END_CHAT, NextSpeakerPredictor, ParserName
 from agentsense.engine.roles import ENVIRONMENT_ROLE, NEXT_SPEAKER_ROLE
 from agentsense.engine.scene_loop import Cast, converse
-from agentsense.engine.seeding import scene_rng
 from agentsense.engine.thoughts import ThoughtViews
 
 NextSpeakerPrompt = Literal["feb2025", "head"]

@@ -18,7 +18,7 @@ from agentsense.coser.dataset import gca_dataset, load_circumstances
 from agentsense.coser.simulation import GCASettings, gca_simulation
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.version import eval_version
-from agentsense.sense.arguments import argument_errors
+from agentsense.sense.protocol import argument_errors
 
 
 def gca_settings(**values: object) -> GCASettings:

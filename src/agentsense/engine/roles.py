@@ -14,6 +14,8 @@ Both run when the task is built inside an eval, where `model_roles()` holds the 
 (Inspect sets them before building tasks, so that a task may read them), so a bad role stops the
 run before anything is logged; `role_check`, the task's setup step, repeats them on each sample
 before its first model call, for a task built outside the eval (`eval(goal(), model_roles=...)`).
+
+The judge panel: every model bound to the Inspect role `judge` (a list makes a panel).
 """
 
 from __future__ import annotations
@@ -21,28 +23,52 @@ from __future__ import annotations
 import difflib
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from inspect_ai.log import transcript
 from inspect_ai.model import Model, get_model, model_roles
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from agentsense.engine.errors import PrerequisiteError
 
 CHARACTER_ROLE = "character"  # plays every character not bound to another role
+
+
 JUDGE_ROLE = "judge"  # the judge panel (a list of models)
+
+
 SENDER_ROLE = "sender"  # pairwise: the characters labelled sender
+
+
 RECEIVER_ROLE = "receiver"  # pairwise: the characters labelled receiver
+
+
 LABELLER_ROLE = "labeller"  # labelling: scenario types, goal categories, sender/receiver
+
+
 BUILDER_ROLE = "builder"  # construct: answers the construction prompts
+
+
 ENVIRONMENT_ROLE = "environment"  # gca: CoSER's Environment
+
+
 NEXT_SPEAKER_ROLE = "next_speaker"  # gca: CoSER's next-speaker predictor
+
+
 CRITIC_ROLE = "critic"  # gca: CoSER's four critics
+
 
 # Roles of other benchmarks in the same eval-set: Inspect binds every role to every task.
 OTHER_ROLES_VARIABLE = "AGENTSENSE_OTHER_ROLES"
+
+
 LOADER = "inspect_ai._eval.loader"  # the module of Inspect that builds a named task
+
+
 NO_MODEL = "none/none"  # `--model none`: a run whose every model is on a bound role
+
+
 TASK_PREFIX = "agentsense/"
 
 
@@ -210,3 +236,36 @@ def character_model(name: str, model_roles: Mapping[str, str | None]) -> Model:
     Either way the calls carry the role, so Inspect's per-role usage covers every character.
     """
     return get_model(role=character_role(name, model_roles), default=get_model())
+
+
+SELF_JUDGING = (
+    "No model is bound to the role 'judge': the evaluated model judges the goals. "
+    "Bind a panel with --model-role judge=<model>,<model>,<model>."
+)
+
+
+@dataclass(frozen=True)
+class Judge:
+    """One judge of the panel: its score key (`judge_1`, ...) and its model."""
+
+    key: str
+    model: Model
+
+    @property
+    def name(self) -> str:
+        return str(self.model)
+
+
+def judge_panel(key: Callable[[int], str]) -> tuple[list[Judge], bool]:
+    """The judges bound to the role `judge`, in binding order, and whether the role was bound;
+    `key(n)` names the score of judge `n` (from 1).
+
+    Unbound, the evaluated model judges itself; the transcript says so, since that inflates scores.
+    """
+    bound = model_roles().get(JUDGE_ROLE)
+    if bound is None:
+        transcript().info(SELF_JUDGING)
+        # On the role all the same, so per-role usage counts these calls as judging.
+        return [Judge(key(1), get_model(role=JUDGE_ROLE, default=get_model()))], False
+    models = bound if isinstance(bound, list) else [bound]
+    return [Judge(key(i), model) for i, model in enumerate(models, start=1)], True

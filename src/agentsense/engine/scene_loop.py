@@ -1,10 +1,24 @@
 """The scene loop every benchmark here runs: a selector names the next speaker, who speaks on
-the model role that plays it, seeing the conversation from its seat; until the selector stops."""
+the model role that plays it, seeing the conversation from its seat; until the selector stops.
+
+Who speaks when. AgentSense: a random first speaker, then a uniformly random *other* speaker.
+
+With two characters this strictly alternates. Randomness is seeded per sample and epoch, so every
+model is evaluated on the same turn order for the same seed. The conversation loop asks a
+`SpeakerSelector`; `FixedOrder` is AgentSense's, `next_speaker.NextSpeakerPredictor` (an LLM that
+names the next speaker, CoSER's) is the other choice.
+
+Seeded randomness shared by the simulation (turn order) and the interviews (MCQ option marks).
+
+It lives outside `solvers/` and `scorers/` so that both depend on it and neither on the other.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from inspect_ai.model import (
     ChatMessage,
@@ -16,10 +30,15 @@ from inspect_ai.model import (
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
-from agentsense.engine.conversation import Conversation, Turn, Views, prefixed_text
+from agentsense.engine.conversation import (
+    TURN_RECORD,
+    Conversation,
+    Turn,
+    Views,
+    prefixed_text,
+    record_call,
+)
 from agentsense.engine.roles import character_model
-from agentsense.engine.speakers import SpeakerSelector
-from agentsense.engine.transcript import TURN_RECORD, record_call
 
 
 def transcript_message(turn: Turn, model: str | None, role: str | None) -> ChatMessage:
@@ -100,3 +119,39 @@ async def converse(
         last = turns[-1]
         state.output = ModelOutput.from_content(model="simulation", content=prefixed_text(last))
     return turns
+
+
+def speaker_order(names: Sequence[str], n_turns: int, rng: random.Random) -> tuple[str, list[str]]:
+    """Draw the starting speaker (who says the greeting) and the speakers of the next turns."""
+    start = rng.choice(list(names))
+    order: list[str] = []
+    previous = start
+    for _ in range(n_turns):
+        candidates = [name for name in names if name != previous]
+        previous = candidates[0] if len(candidates) == 1 else rng.choice(candidates)
+        order.append(previous)
+    return start, order
+
+
+class SpeakerSelector(Protocol):
+    """Chooses who speaks: the first speaker, then the next one after each turn (None: stop)."""
+
+    def first(self) -> str: ...
+
+    async def next(self, turns: Sequence[Turn]) -> str | None: ...
+
+
+class FixedOrder:
+    """A speaker order drawn (or replayed) before the conversation starts."""
+
+    def __init__(self, start: str, order: Sequence[str]) -> None:
+        self._start = start
+        self._order = list(order)
+
+    def first(self) -> str:
+        return self._start
+
+    async def next(self, turns: Sequence[Turn]) -> str | None:
+        # turns[0] is the first speaker's; turn i (i >= 1) is order[i - 1].
+        done = len(turns) - 1
+        return self._order[done] if done < len(self._order) else None

@@ -17,8 +17,7 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Model
 from inspect_ai.util import span
 
 from agentsense.engine.conversation import SeatViews, Turn
-from agentsense.engine.judge_panel import Judge
-from agentsense.engine.roles import character_model
+from agentsense.engine.roles import Judge, character_model
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.persona import system_prompt
 from agentsense.sense.prompts import JUDGE_SYSTEM_PROMPT

@@ -39,10 +39,9 @@ from inspect_ai.util import StoreModel, span, store_as
 from pydantic import Field
 
 from agentsense.engine.conversation import Turn, prompt
-from agentsense.engine.judge_panel import judge_panel
+from agentsense.engine.roles import judge_panel
 from agentsense.engine.version import eval_version
 from agentsense.sense import judge_verdicts
-from agentsense.sense.arguments import TaskArguments
 from agentsense.sense.dataset.judge_check_items import (
     BUNDLED,
     CLAIM_CASES,
@@ -52,7 +51,7 @@ from agentsense.sense.dataset.judge_check_items import (
 )
 from agentsense.sense.metrics import key_scores, mean_or_nan, score_values
 from agentsense.sense.prompts import JUDGE_SYSTEM_PROMPT
-from agentsense.sense.protocol import Protocol
+from agentsense.sense.protocol import Protocol, TaskArguments
 from agentsense.sense.score_keys import JUDGE_PREFIX, JUDGES, PROTOCOL, is_judge_key, judge_key
 from agentsense.sense.scorers.answer_reading import official_yes, robust_yes
 from agentsense.sense.tasks import task_metadata

@@ -5,15 +5,26 @@ Two modes share every setting except the points where the official code has quir
 - `official` (default) reproduces the official AgentSense code as it ran, quirks included, so
   results are comparable with the paper;
 - `corrected` fixes those quirks (see README, "Known differences from the official code").
+
+The task arguments every AgentSense simulation task takes, declared once.
+
+The task table (`agentsense.tasks`) builds each task's signature from these fields (Inspect reads
+`-T` arguments from a signature); the task validates what it is given with `TaskArguments.parse`
+before any model call. Light on purpose: the table imports it for every `agentsense/...` name.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from agentsense.engine.errors import PrerequisiteError
 
 Mode = Literal["official", "corrected"]
+
+
 OptionMark = Literal["upper", "lower", "number", "all"]
 
 
@@ -70,3 +81,67 @@ class Protocol(BaseModel):
     def shared_interview_view(self) -> bool:
         """Official: every interviewee and judge sees the starting speaker's view of the history."""
         return self.official
+
+
+class TaskArguments(Protocol):
+    """The task arguments of every simulation task (`-T name=value`), all recorded in the log."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    dataset: str = Field(
+        default="official",
+        description="`official`, `official_roles`, `demo`, or the path of a JSONL file",
+    )
+    seed: int = Field(
+        default=0,
+        description="seeds the starting speaker and the turn order per scene and epoch: the same "
+        "seed gives every model the same turn orders",
+    )
+    shard: str | None = Field(
+        default=None,
+        description="`k/n`: run only the k-th of n disjoint parts of the scenes (by sample id), "
+        "e.g. one per process or array job; `agentsense report` merges the parts "
+        "(docs/throughput.md, 'Scaling out')",
+    )
+    per_template: int | None = Field(
+        default=None,
+        ge=1,
+        description="`K`: run only the first K scenes of each template (by sample id); "
+        "`-T per_template=1 --epochs 3` is the paper's repeated subset (Table 7)",
+    )
+
+    @field_validator("shard", mode="before")
+    @classmethod
+    def _shard_form(cls, value: object) -> str | None:
+        from agentsense.sense.dataset.selection import parse_shard  # the dataset code, when used
+
+        return None if value is None else str(parse_shard(str(value)))
+
+    @classmethod
+    def parse(cls, values: Mapping[str, Any], exclude: tuple[str, ...] = ()) -> TaskArguments:
+        """Validate a task's arguments (its `locals()`); bad ones fail here, naming `-T name`."""
+        names = set(cli_names(cls)) - set(exclude)
+        try:
+            return cls.model_validate({k: v for k, v in values.items() if k in names})
+        except ValidationError as error:
+            raise PrerequisiteError(argument_errors(error)) from None
+
+    @property
+    def settings(self) -> Protocol:
+        """The protocol settings alone, as the solver, scorers and the log use them."""
+        return Protocol.model_validate(self.model_dump(include=set(Protocol.model_fields)))
+
+
+def cli_names(model: type[Protocol]) -> dict[str, str]:
+    """`-T` name -> field name (`protocol` -> `mode`), in declaration order."""
+    return {field.alias or name: name for name, field in model.model_fields.items()}
+
+
+def argument_errors(error: ValidationError) -> str:
+    """One line per bad argument: its name, what was found and what is expected."""
+    lines = []
+    for problem in error.errors():
+        name = ".".join(map(str, problem["loc"]))
+        expected = problem["msg"].removeprefix("Input should be ").removeprefix("Value error, ")
+        lines.append(f"  -T {name}: found {problem.get('input')!r}; expected {expected}")
+    return "Invalid AgentSense task argument(s):\n" + "\n".join(lines)

@@ -11,10 +11,8 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import store_as
 
-from agentsense.engine.conversation import Conversation, SeatViews
-from agentsense.engine.scene_loop import Cast, converse
-from agentsense.engine.seeding import scene_rng
-from agentsense.engine.speakers import FixedOrder, speaker_order
+from agentsense.engine.conversation import Conversation, SeatViews, scene_rng
+from agentsense.engine.scene_loop import Cast, FixedOrder, converse, speaker_order
 from agentsense.sense.dataset.samples import scenario_of
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.persona import system_prompt

@@ -19,6 +19,12 @@
 
 Each entry takes its arguments as keywords (the table has declared, defaulted and checked their
 names) and validates them with `TaskArguments.parse` before any model call.
+
+Say once on the console what each transcript says: the characters judge themselves.
+
+An Inspect hook, registered when an AgentSense task is built (`sense/tasks/common.py` imports it),
+not when Inspect loads the package: registered at import, Inspect would list it at the start of
+every `inspect` command, other benchmarks' too.
 """
 
 from __future__ import annotations
@@ -27,28 +33,27 @@ from collections.abc import Callable
 from typing import Any
 
 from inspect_ai import Task, task_with
+from inspect_ai.hooks import Hooks, TaskStart, hooks
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 from inspect_ai.viewer import SampleScoreView, TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
+from agentsense.engine.console import warn
 from agentsense.engine.errors import PrerequisiteError
-from agentsense.engine.roles import RECEIVER_ROLE, SENDER_ROLE
+from agentsense.engine.roles import JUDGE_ROLE, RECEIVER_ROLE, SELF_JUDGING, SENDER_ROLE
 from agentsense.engine.version import eval_version
 from agentsense.sense import (
     goal_and_mcq,
     goal_completion,
     mcq_accuracy,
-    self_judging,  # noqa: F401  (registers its hook)
 )
-from agentsense.sense.arguments import TaskArguments
-from agentsense.sense.dataset.per_template import per_template_scenes
-from agentsense.sense.dataset.protocol_fit import check_option_marks, check_replay
 from agentsense.sense.dataset.samples import RoleBinding, load_scenarios, no_roles, scene_dataset
 from agentsense.sense.dataset.schema import Scenario
-from agentsense.sense.dataset.shard import parse_shard, shard_scenes
-from agentsense.sense.dataset.validation import DatasetError
+from agentsense.sense.dataset.selection import parse_shard, per_template_scenes, shard_scenes
+from agentsense.sense.dataset.validation import DatasetError, check_option_marks, check_replay
 from agentsense.sense.persona import has_both_roles, role_binding
+from agentsense.sense.protocol import TaskArguments
 from agentsense.sense.score_keys import HEADLINE, MCQ_ACCURACY
 from agentsense.sense.simulation import simulation
 
@@ -181,3 +186,20 @@ def pairwise(**values: Any) -> Task:
     }
     # Task-level roles are defaults: an eval-level --model-role for the same role overrides them.
     return task_with(built, model_roles=roles) if roles else built
+
+
+# The scorers that put goals to the panel (registry names as the eval spec records them).
+JUDGED_SCORERS = ("goal_completion", "goal_and_mcq")
+
+
+def judges_goals(scorers: list[str]) -> bool:
+    return any(name.rpartition("/")[2] in JUDGED_SCORERS for name in scorers)
+
+
+@hooks(name="agentsense_self_judging", description="Warns when no judge is bound.")
+class SelfJudgingCheck(Hooks):
+    async def on_task_start(self, data: TaskStart) -> None:
+        spec = data.spec
+        scorers = [scorer.name for scorer in spec.scorers or []]
+        if judges_goals(scorers) and JUDGE_ROLE not in (spec.model_roles or {}):
+            warn(f"AgentSense {spec.task}: {SELF_JUDGING} Self-judging inflates scores.")

@@ -19,12 +19,11 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, span, store_as
 from pydantic import Field
 
-from agentsense.engine.seeding import scene_rng
+from agentsense.engine.conversation import scene_rng
 from agentsense.sense import blind_mcq
-from agentsense.sense.arguments import TaskArguments
 from agentsense.sense.dataset.samples import scenario_of
 from agentsense.sense.interview import ROUND_SPAN, Interviewer, Question
-from agentsense.sense.protocol import Protocol
+from agentsense.sense.protocol import Protocol, TaskArguments
 from agentsense.sense.score_keys import BLIND_MCQ_ACCURACY, MCQ_ANSWERS, MCQ_SCORED, PROTOCOL
 from agentsense.sense.scorers.explanation import mcq_explanation
 from agentsense.sense.scorers.mcq import mcq_questions, score_mcq

@@ -21,12 +21,12 @@ from inspect_ai.solver import TaskState, generate
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.version import eval_version
 from agentsense.sense import script_title
-from agentsense.sense.arguments import TaskArguments
 from agentsense.sense.dataset.samples import no_roles, scene_metadata
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.leakage.script_answers import matched_title, named_title
 from agentsense.sense.leakage.titles import Titles, demo_titles_path, read_mapping, script_titles
 from agentsense.sense.prompts import script_prediction_prompt
+from agentsense.sense.protocol import TaskArguments
 from agentsense.sense.score_keys import SCRIPT_ACCURACY
 from agentsense.sense.tasks import VIEWER, dataset_name, headline, task_metadata, task_scenes
 

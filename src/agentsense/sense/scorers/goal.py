@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentsense.engine.judge_panel import Judge
+from agentsense.engine.roles import Judge
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.interview import Question
 from agentsense.sense.metrics import mean_or_nan, nan_mean

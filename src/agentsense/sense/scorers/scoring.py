@@ -3,6 +3,16 @@
 Scorers work from the sample store alone (the conversation and the protocol it ran with), so
 `inspect score` can re-judge a log with other judges. All interview calls of a scene are sent
 concurrently; the `full` task's scorer asks goal and MCQ questions in a single round.
+
+Judge repeats: the same conversations judged again, told apart from epochs in the log.
+
+An epoch plays a scene again (a new conversation); a judge repeat asks the same interview and
+judge questions again about the same conversation, with `inspect score LOG -S repeat=K`. The
+eval's own scoring is repeat 0 and sends no seed (requests as the protocol prescribes); repeat
+K >= 1 sends a seed derived from the run's seed, the scene, the epoch and K with every interview
+and judge call, so a repeat is reproducible where the provider honours seeds and repeats differ
+from each other. Each score records its repeat in its metadata (`score_keys.JUDGE_REPEAT`;
+`report.variance_components` reads it).
 """
 
 from __future__ import annotations
@@ -16,11 +26,15 @@ from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.solver import TaskState
 from inspect_ai.util import span, store_as
 
-from agentsense.engine.conversation import Conversation
-from agentsense.engine.judge_panel import Judge, judge_panel
-from agentsense.engine.roles import character_role
-from agentsense.engine.seeding import scene_rng
-from agentsense.engine.transcript import INTERVIEW_RECORD, MCQ_RECORD, record_call
+from agentsense.engine.conversation import (
+    INTERVIEW_RECORD,
+    MCQ_RECORD,
+    Conversation,
+    record_call,
+    scene_rng,
+)
+from agentsense.engine.errors import PrerequisiteError
+from agentsense.engine.roles import Judge, character_role, judge_panel
 from agentsense.sense.dataset.samples import scenario_of
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.interview import (
@@ -54,7 +68,6 @@ from agentsense.sense.scorers.explanation import (
 )
 from agentsense.sense.scorers.goal import goal_answer_row, goal_questions, goal_reader, score_goals
 from agentsense.sense.scorers.mcq import mcq_questions, read_mcq, score_mcq
-from agentsense.sense.scorers.repeats import checked_repeat, repeat_seed
 
 
 @dataclass
@@ -95,7 +108,7 @@ def scene_context(state: TaskState) -> SceneContext:
 
 def interview_recorder(scene: Scenario, protocol: Protocol, interviewer: Interviewer) -> AnswerHook:
     """Writes one transcript record per interview, read as the scorer reads it, right after its
-    model call (see `agentsense.engine.transcript`)."""
+    model call (see `agentsense.engine.conversation`)."""
     read = goal_reader(protocol)
 
     def record(question: Question, answer: str) -> None:
@@ -184,3 +197,23 @@ def interview_scorer(goals: bool, mcq: bool, repeat: int = 0) -> Scorer:
         return await interview_scene(state, goals=goals, mcq=mcq, repeat=repeat)
 
     return score
+
+
+SEED_BITS = 31  # providers take 32-bit signed seeds
+
+
+def checked_repeat(repeat: object) -> int:
+    """The scorer argument `repeat` as an int >= 0, or a clear error before any model call."""
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
+        raise PrerequisiteError(
+            f"Scorer argument repeat={repeat!r}: expected a whole number >= 0 (0 is the eval's "
+            "own judging; re-judge with -S repeat=1, then -S repeat=2, ...)."
+        )
+    return repeat
+
+
+def repeat_seed(seed: int, sample_id: int | str, epoch: int, repeat: int) -> int | None:
+    """The generation seed of judge repeat `repeat` of one sample and epoch (None for repeat 0)."""
+    if repeat == 0:
+        return None
+    return scene_rng(seed, sample_id, epoch, f"judge-repeat:{repeat}").getrandbits(SEED_BITS)
