@@ -11,9 +11,7 @@ from pathlib import Path
 import pytest
 
 from agentsense import tasks
-from agentsense.arguments import describe
 from agentsense.cli import main
-from agentsense.engine.strict import declared_names
 from agentsense.report.compare import CompareOptions, compare, comparison_rows
 
 WIDTH = 80
@@ -40,12 +38,12 @@ def test_args_of_every_task(capsys: pytest.CaptureFixture[str]) -> None:
         head, *lines = section.splitlines()
         assert head == f"agentsense/{name} takes (-T name=value):"
         function = getattr(tasks, name)
-        for argument in declared_names(function):
+        for argument in tasks.ROWS[name].arguments:
             # The name, type and default on one line; the meaning whole below it.
-            (line,) = [x for x in lines if re.match(rf"  {argument}\s", x)]
-            default = repr(inspect.signature(function).parameters[argument].default)
+            (line,) = [x for x in lines if re.match(rf"  {argument.name}\s", x)]
+            default = repr(inspect.signature(function).parameters[argument.name].default)
             assert line.rstrip().endswith(default)
-            assert flat(describe(argument, function)) in flat(section)
+            assert flat(argument.doc) in flat(section)
 
 
 def test_compare_rows(kind_logs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:

@@ -164,7 +164,7 @@ def test_the_walk_flags_each_kind_of_spelling() -> None:
     )
     lines = sorted(int(hit.split(":")[1]) for hit in literal_keys(source, "probe.py"))
     assert lines == [2, 3, 4, 5, 6, 8, 10]
-    assert literal_keys('x = {"self": 1}\n', "dataset/schema.py") == []
+    assert literal_keys('x = {"self": 1}\n', "sense/dataset/schema.py") == []
 
 
 def test_every_declared_key_has_a_report_header() -> None:
