@@ -10,10 +10,11 @@ Exit status: 0 success (compare: no significant regression), 1 compare found a r
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
 import math
-import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from agentsense.sense.score_keys import HEADLINE
@@ -449,16 +450,29 @@ COMMANDS = {
 }
 
 
+@contextlib.contextmanager
+def inspect_errors_only() -> Iterator[None]:
+    """Inspect's own log lines (it logs while reading logs) kept off a command's output but for
+    errors, for the command's duration: the process's settings are left as they were."""
+    logger = logging.getLogger("inspect_ai")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    os.environ.setdefault("INSPECT_LOG_LEVEL", "error")
     from agentsense.engine.errors import ReportError
 
-    try:
-        return COMMANDS[args.command](args)
-    except ReportError as error:
-        print(f"agentsense {args.command}: error: {error}", file=sys.stderr)
-        return EXIT_ERROR
+    with inspect_errors_only():
+        try:
+            return COMMANDS[args.command](args)
+        except ReportError as error:
+            print(f"agentsense {args.command}: error: {error}", file=sys.stderr)
+            return EXIT_ERROR
 
 
 if __name__ == "__main__":

@@ -172,24 +172,6 @@ TASKS: tuple[TaskRow, ...] = (
         "blind",
     ),
     TaskRow(
-        "judge_check",
-        "sense",
-        "agentsense.sense.judge_check:judge_check",
-        "Judge meta-evaluation on transcripts whose yes/no truth is known by construction.",
-        (
-            Argument(
-                "dataset",
-                str,
-                "demo",
-                "the bundled transcripts (default), or the path of a JSONL file of items",
-            ),
-            *pick(SIMULATION, "protocol", "judge_temperature", "max_tokens"),
-        ),
-        TaskRoles(fallback=(JUDGE_ROLE,)),
-        "judge_check",
-        unit="items",
-    ),
-    TaskRow(
         "script_prediction",
         "sense",
         "agentsense.sense.leakage.script_prediction:script_prediction",
@@ -236,6 +218,24 @@ TASKS: tuple[TaskRow, ...] = (
         ),
         TaskRoles(required=(LABELLER_ROLE,)),
         "labelling",
+    ),
+    TaskRow(
+        "judge_check",
+        "sense",
+        "agentsense.sense.judge_check:judge_check",
+        "Judge meta-evaluation on transcripts whose yes/no truth is known by construction.",
+        (
+            Argument(
+                "dataset",
+                str,
+                "demo",
+                "the bundled transcripts (default), or the path of a JSONL file of items",
+            ),
+            *pick(SIMULATION, "protocol", "judge_temperature", "max_tokens"),
+        ),
+        TaskRoles(fallback=(JUDGE_ROLE,)),
+        "judge_check",
+        unit="items",
     ),
     TaskRow(
         "construct",
