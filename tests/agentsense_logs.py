@@ -23,9 +23,12 @@ from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import Scorer
 
+from agentsense.tasks import TASKS
 from shared_builds import SharedBuilds
 
-KINDS = ("full", "goal", "info", "pairwise", "blind", "labelling")
+# The tasks' logs every report test reads, from the task table: the simulated scenes (and the
+# blind test and labels beside them), and the logs that are not model runs.
+KINDS = tuple(r.name for r in TASKS if r.log_kind in ("scenes", "blind", "labelling"))
 AGENT = "standin/persona/agent"
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b"]
 REJUDGE = ["standin/persona/judge-c"]
@@ -128,7 +131,7 @@ def rejudged_logs(kind_logs: Mapping[str, Path], shared_build: SharedBuilds) -> 
 
 # --- the logs that are not model runs (the report has a section for each) ------------------------
 
-OTHER_KINDS = ("judge_check", "construct", "gca")
+OTHER_KINDS = tuple(r.name for r in TASKS if r.log_kind in ("judge_check", "construct", "gca"))
 JUDGE_PANEL = ["standin/yes/always", "standin/keyword/naive", "standin/persona/judge-a"]
 GCA_ROLES = {
     "next_speaker": "standin/gca/nsp",

@@ -23,6 +23,7 @@ from agentsense.sense.dataset.samples import demo_path, load_scenarios, scene_da
 from agentsense.sense.dataset.validation import DatasetError
 from agentsense.sense.leakage.blind_test import BlindAnswers, blind_interview
 from agentsense.sense.protocol import Protocol, TaskArguments, cli_names
+from agentsense.tasks import SIMULATION_TASKS as TABLE_SIMULATION_TASKS
 from agentsense.tasks import TASKS
 
 EVAL_YAML = Path(agentsense.__file__).parent / "eval.yaml"
@@ -123,7 +124,7 @@ def test_label_scene_refuses_to_label_with_the_evaluated_model(log_dir: Path) ->
 OWN_ARGUMENTS = {"pairwise": {"sender", "receiver"}, "blind": {"epochs"}, "labelling": set()}
 LEFT_OUT = {"blind": {"max_messages"}}  # no conversation
 OTHER_DEFAULTS = {"pairwise": {"dataset": "official_roles"}}
-SIMULATION_TASKS = ["goal", "info", "full", "pairwise", "blind"]
+SIMULATION_TASKS = list(TABLE_SIMULATION_TASKS)
 
 
 def declared_arguments() -> dict[str, tuple[Any, Any]]:

@@ -29,7 +29,7 @@ every `inspect` command, other benchmarks' too.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from inspect_ai import Task, task_with
@@ -148,30 +148,38 @@ def agentsense_task(
     )
 
 
+def scene_task(
+    name: str,
+    values: Mapping[str, Any],
+    scorer: Scorer,
+    keep: SceneFilter | None = None,
+    needs: str = "",
+    headline_score: str = HEADLINE,
+) -> Task:
+    """A homogeneous task: every character played by the evaluated model, on the scenes `keep`
+    selects, scored by `scorer`."""
+    arguments = TaskArguments.parse(values)
+    scenes = task_scenes(arguments, name, keep=keep, needs=needs)
+    return agentsense_task(arguments, scorer=scorer, scenes=scenes, headline_score=headline_score)
+
+
+def has_mcq(scene: Scenario) -> bool:
+    return scene.has_mcq
+
+
 def goal(**values: Any) -> Task:
     """Goal completion on every scene."""
-    arguments = TaskArguments.parse(values)
-    scenes = task_scenes(arguments, "goal")
-    return agentsense_task(arguments, scorer=goal_completion(), scenes=scenes)
+    return scene_task("goal", values, goal_completion())
 
 
 def info(**values: Any) -> Task:
     """Private-information MCQ accuracy on the scenes that have MCQs."""
-    arguments = TaskArguments.parse(values)
-    scenes = task_scenes(arguments, "info", keep=lambda scene: scene.has_mcq, needs=NEEDS_MCQS)
-    return agentsense_task(
-        arguments,
-        scorer=mcq_accuracy(),
-        scenes=scenes,
-        headline_score=MCQ_ACCURACY,
-    )
+    return scene_task("info", values, mcq_accuracy(), has_mcq, NEEDS_MCQS, MCQ_ACCURACY)
 
 
 def full(**values: Any) -> Task:
     """Goal completion and MCQ accuracy on one conversation per scene."""
-    arguments = TaskArguments.parse(values)
-    scenes = task_scenes(arguments, "full")
-    return agentsense_task(arguments, scorer=goal_and_mcq(), scenes=scenes)
+    return scene_task("full", values, goal_and_mcq())
 
 
 def pairwise(**values: Any) -> Task:

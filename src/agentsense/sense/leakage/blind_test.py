@@ -28,7 +28,7 @@ from agentsense.sense.score_keys import BLIND_MCQ_ACCURACY, MCQ_ANSWERS, MCQ_SCO
 from agentsense.sense.scorers.explanation import mcq_explanation
 from agentsense.sense.scorers.mcq import mcq_questions, score_mcq
 from agentsense.sense.scorers.scoring import interview_recorder
-from agentsense.sense.tasks import NEEDS_MCQS, agentsense_task, task_scenes
+from agentsense.sense.tasks import NEEDS_MCQS, agentsense_task, has_mcq, task_scenes
 
 BLIND_KEY = BLIND_MCQ_ACCURACY
 
@@ -109,7 +109,7 @@ BLIND_EXCLUDES = ("max_messages",)
 def blind(**values: Any) -> Task:
     """Blind test: MCQs answered before any interaction, on the scenes that have MCQs."""
     arguments = TaskArguments.parse(values, exclude=BLIND_EXCLUDES)
-    scenes = task_scenes(arguments, "blind", keep=lambda scene: scene.has_mcq, needs=NEEDS_MCQS)
+    scenes = task_scenes(arguments, "blind", keep=has_mcq, needs=NEEDS_MCQS)
     return agentsense_task(
         arguments,
         solver=blind_interview(protocol=arguments.settings, seed=arguments.seed),
