@@ -23,7 +23,7 @@ def totals() -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         from agentsense.construction.construct_solver import totals_metric
 
-        return totals_metric()(scores)  # type: ignore[return-value]
+        return totals_metric()(scores)
 
     return compute
 

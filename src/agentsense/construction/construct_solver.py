@@ -10,12 +10,13 @@ import json
 import logging
 import math
 import re
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
 from inspect_ai.dataset import Sample
 from inspect_ai.model import GenerateConfig, ModelOutput, get_model
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target
+from inspect_ai.scorer import SampleScore, Score, Scorer, Target
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, store_as
 from pydantic import Field
@@ -145,7 +146,7 @@ def build_scenarios(settings: BuildSettings, temperature: float, max_tokens: int
     return solve
 
 
-def totals_metric() -> Metric:
+def totals_metric() -> Callable[[list[SampleScore]], dict[str, float]]:
     """Every count summed over scripts. One metric over the whole score (not one per key): its
     keys are then printed bare, not as `agentsense/total`, and fit an 80-column console."""
 

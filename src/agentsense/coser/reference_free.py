@@ -13,10 +13,10 @@ from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
+from agentsense.coser import KEYS as BOOK_KEYS
 from agentsense.coser import REFERENCE_FREE
 from agentsense.coser import prompts as coser_prompts
 from agentsense.coser.compared_texts import simulation_text
-from agentsense.coser.scorer import KEYS as BOOK_KEYS
 from agentsense.coser.scorer import critic_scores, explanation, profiles_text, run_critics
 from agentsense.coser.simulation import GCASettings, role_model
 from agentsense.engine.conversation import Conversation

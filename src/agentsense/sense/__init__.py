@@ -77,7 +77,7 @@ def judge_rates() -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         from agentsense.sense.judge_check import judge_rates_metric
 
-        return judge_rates_metric()(scores)  # type: ignore[return-value]
+        return judge_rates_metric()(scores)
 
     return compute
 

@@ -20,7 +20,7 @@ leading yes/no word, unreadable answers left out of the other metrics).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import anyio
@@ -28,7 +28,6 @@ from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput
 from inspect_ai.scorer import (
-    Metric,
     SampleScore,
     Score,
     Scorer,
@@ -159,7 +158,7 @@ JUDGE_METRICS = {
 }
 
 
-def judge_rates_metric() -> Metric:
+def judge_rates_metric() -> Callable[[list[SampleScore]], dict[str, float]]:
     """Per judge `n`: `accuracy_n`, `false_yes_claimed_n`, `false_yes_injected_n`,
     `consistency_n` and `unreadable_n`. One metric over the whole score (not one per key): its
     keys are then printed bare, not as `agentsense/accuracy`, and fit an 80-column console."""
