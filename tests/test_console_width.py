@@ -38,7 +38,7 @@ def test_args_of_every_task(capsys: pytest.CaptureFixture[str]) -> None:
         head, *lines = section.splitlines()
         assert head == f"agentsense/{name} takes (-T name=value):"
         function = getattr(tasks, name)
-        for argument in tasks.ROWS[name].arguments:
+        for argument in tasks.arguments(name):
             # The name, type and default on one line; the meaning whole below it.
             (line,) = [x for x in lines if re.match(rf"  {argument.name}\s", x)]
             default = repr(inspect.signature(function).parameters[argument.name].default)

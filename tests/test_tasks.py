@@ -24,7 +24,7 @@ from agentsense.sense.dataset.validation import DatasetError
 from agentsense.sense.leakage.blind_test import BlindAnswers, blind_interview
 from agentsense.sense.protocol import Protocol, TaskArguments, cli_names
 from agentsense.tasks import SIMULATION_TASKS as TABLE_SIMULATION_TASKS
-from agentsense.tasks import TASKS
+from agentsense.tasks import TASKS, arguments
 
 EVAL_YAML = Path(agentsense.__file__).parent / "eval.yaml"
 
@@ -264,3 +264,10 @@ def test_loading_the_task_registry_imports_no_analysis_library() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout.split()
     assert [name for name in HEAVY if name in loaded] == []
+
+
+def test_every_argument_of_every_task_has_its_meaning() -> None:
+    """The table's docs (or `TaskArguments`' descriptions) cover every declared argument."""
+    for row in TASKS:
+        assert all(argument.doc for argument in arguments(row.name)), row.name
+        assert set(row.docs) <= set(declared_names(getattr(agentsense, row.name))), row.name

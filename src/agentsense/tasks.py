@@ -12,11 +12,13 @@ how a row is added.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
+import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal, ParamSpec
 
 from inspect_ai import Task, task
 
@@ -32,28 +34,14 @@ from agentsense.engine.roles import (
     SENDER_ROLE,
     TaskRoles,
 )
-from agentsense.sense.protocol import TaskArguments, cli_names
+from agentsense.sense.protocol import Mode, OptionMark, TaskArguments, cli_names
 
+P = ParamSpec("P")
 Benchmark = Literal["sense", "coser", "construction"]
 # What a log holds, for the report: simulated scenes (Tables 1, 2, 6, 7), or one of the others.
 LogKind = Literal[
     "scenes", "blind", "labelling", "script_prediction", "judge_check", "construct", "gca"
 ]
-
-
-# The simulation arguments in the order `agentsense args` and the docs list them.
-ORDER = (
-    "dataset",
-    "protocol",
-    "seed",
-    "shard",
-    "per_template",
-    "max_messages",
-    "agent_temperature",
-    "judge_temperature",
-    "max_tokens",
-    "option_mark",
-)
 
 
 @dataclass(frozen=True)
@@ -66,56 +54,24 @@ class Argument:
     doc: str
 
 
-def simulation_arguments(leave_out: tuple[str, ...] = (), **defaults: Any) -> tuple[Argument, ...]:
-    """The arguments of `TaskArguments` (every simulation task's), with other defaults."""
-    fields = TaskArguments.model_fields
-    names = cli_names(TaskArguments)
-    return tuple(
-        Argument(
-            cli,
-            fields[name].annotation,
-            defaults.get(cli, fields[name].default),
-            (fields[name].description or "").rstrip("."),
-        )
-        for cli, name in sorted(names.items(), key=lambda item: ORDER.index(item[0]))
-        if cli not in leave_out
-    )
-
-
-def pick(arguments: tuple[Argument, ...], *names: str, **docs: str) -> tuple[Argument, ...]:
-    """The named simulation arguments, in table order, some with their own meaning here."""
-    return tuple(
-        Argument(a.name, a.kind, a.default, docs.get(a.name, a.doc))
-        for a in arguments
-        if a.name in names
-    )
-
-
 @dataclass(frozen=True)
 class TaskRow:
     name: str
     benchmark: Benchmark
     entry: str  # module:function that builds the Task from the arguments (keywords)
-    summary: str  # the docs row and the task's docstring
-    arguments: tuple[Argument, ...]
     roles: TaskRoles
     log_kind: LogKind
     unit: str = "scenes"  # what one sample of its log is
+    # The meaning of each argument that is not one of `TaskArguments` (whose fields say theirs),
+    # or that means something else here.
+    docs: Mapping[str, str] = field(default_factory=dict)
 
-    @property
-    def names(self) -> list[str]:
-        return [argument.name for argument in self.arguments]
-
-
-SIMULATION = simulation_arguments()
 
 TASKS: tuple[TaskRow, ...] = (
     TaskRow(
         "goal",
         "sense",
         "agentsense.sense.tasks:goal",
-        "Goal completion on every scene.",
-        SIMULATION,
         TaskRoles(fallback=(CHARACTER_ROLE, JUDGE_ROLE)),
         "scenes",
     ),
@@ -123,8 +79,6 @@ TASKS: tuple[TaskRow, ...] = (
         "info",
         "sense",
         "agentsense.sense.tasks:info",
-        "Private-information MCQ accuracy on the scenes that have MCQs.",
-        SIMULATION,
         TaskRoles(fallback=(CHARACTER_ROLE,)),
         "scenes",
     ),
@@ -132,8 +86,6 @@ TASKS: tuple[TaskRow, ...] = (
         "full",
         "sense",
         "agentsense.sense.tasks:full",
-        "Goal completion and MCQ accuracy on one conversation per scene.",
-        SIMULATION,
         TaskRoles(fallback=(CHARACTER_ROLE, JUDGE_ROLE)),
         "scenes",
     ),
@@ -141,219 +93,103 @@ TASKS: tuple[TaskRow, ...] = (
         "pairwise",
         "sense",
         "agentsense.sense.tasks:pairwise",
-        "Goal completion and MCQ accuracy with senders and receivers played by different models.",
-        (
-            *simulation_arguments(dataset="official_roles"),
-            Argument(
-                "sender",
-                str | None,
-                None,
-                "model for the role `sender` (default: `--model-role sender=...`, else the "
-                "evaluated model)",
-            ),
-            Argument(
-                "receiver", str | None, None, "model for the role `receiver` (same fallbacks)"
-            ),
-        ),
         # every character is a sender or a receiver, so `character` plays nobody here
         TaskRoles(fallback=(SENDER_ROLE, RECEIVER_ROLE, JUDGE_ROLE)),
         "scenes",
+        docs={
+            "sender": "model for the role `sender` (default: `--model-role sender=...`, else the "
+            "evaluated model)",
+            "receiver": "model for the role `receiver` (same fallbacks)",
+        },
     ),
     TaskRow(
         "blind",
         "sense",
         "agentsense.sense.leakage.blind_test:blind",
-        "Blind test: MCQs answered before any interaction, on the scenes that have MCQs.",
-        (
-            *simulation_arguments(leave_out=("max_messages",)),  # no conversation
-            Argument("epochs", int, 3, "times each question is asked (the paper: 3)"),
-        ),
         TaskRoles(fallback=(CHARACTER_ROLE,)),
         "blind",
+        docs={"epochs": "times each question is asked (the paper: 3)"},
     ),
     TaskRow(
         "script_prediction",
         "sense",
         "agentsense.sense.leakage.script_prediction:script_prediction",
-        "Script prediction: the model names the script each scenario's background comes from.",
-        (
-            Argument(
-                "dataset",
-                str,
-                "official",
-                "`official`, `official_roles`, `demo` (its invented titles are bundled), or the "
-                "path of a JSONL file (e.g. `agentsense scenarios` output, whose records carry "
-                "`source`)",
-            ),
-            Argument(
-                "titles",
-                str | None,
-                None,
-                'a JSON file `{"<template_idx>": "<title>" or [titles]}`; overrides the records\' '
-                "`source` for the templates it names",
-            ),
-            *pick(SIMULATION, "shard"),
-            Argument(
-                "per_template",
-                int | None,
-                1,
-                "scenes asked per template (the paper: 1); `None` asks every scene",
-            ),
-            Argument(
-                "temperature", float, 0.0, "the answering model's temperature (greedy by default)"
-            ),
-            *pick(SIMULATION, "max_tokens"),
-        ),
         TaskRoles(),  # the evaluated model answers
         "script_prediction",
+        docs={
+            "dataset": "`official`, `official_roles`, `demo` (its invented titles are bundled), "
+            "or the path of a JSONL file (e.g. `agentsense scenarios` output, whose records "
+            "carry `source`)",
+            "titles": 'a JSON file `{"<template_idx>": "<title>" or [titles]}`; overrides the '
+            "records' `source` for the templates it names",
+            "per_template": "scenes asked per template (the paper: 1); `None` asks every scene",
+            "temperature": "the answering model's temperature (greedy by default)",
+        },
     ),
     TaskRow(
         "labelling",
         "construction",
         "agentsense.construction.labelling_task:labelling",
-        "Label goal categories, scenario types and sender/receiver roles with a model.",
-        (
-            *pick(SIMULATION, "dataset"),
-            Argument("max_tokens", int, 512, "per labelling call (the replies are JSON objects)"),
-        ),
         TaskRoles(required=(LABELLER_ROLE,)),
         "labelling",
+        docs={"max_tokens": "per labelling call (the replies are JSON objects)"},
     ),
     TaskRow(
         "judge_check",
         "sense",
         "agentsense.sense.judge_check:judge_check",
-        "Judge meta-evaluation on transcripts whose yes/no truth is known by construction.",
-        (
-            Argument(
-                "dataset",
-                str,
-                "demo",
-                "the bundled transcripts (default), or the path of a JSONL file of items",
-            ),
-            *pick(SIMULATION, "protocol", "judge_temperature", "max_tokens"),
-        ),
         TaskRoles(fallback=(JUDGE_ROLE,)),
         "judge_check",
         unit="items",
+        docs={"dataset": "the bundled transcripts (default), or the path of a JSONL file of items"},
     ),
     TaskRow(
         "construct",
         "construction",
         "agentsense.construction.construct_task:construct",
-        "Build scenario templates and scenarios from screenplays (one sample per script).",
-        (
-            Argument(
-                "scripts",
-                str,
-                "bundled",
-                "a screenplay file (Fountain, plain text, or an IMSDb page as served) or a folder "
-                "of them; `bundled` is the original demo script that ships with the package",
-            ),
-            Argument(
-                "scenarios_per_template",
-                int,
-                5,
-                "agent sets per template, i.e. scenarios per template (the paper: 5)",
-            ),
-            Argument(
-                "min_dialogues", int, 10, "scenes with fewer speeches are dropped (the paper: 10)"
-            ),
-            Argument(
-                "options",
-                int,
-                4,
-                "options per MCQ, 2 to 4 (the paper: 4; Prompts 9-10 make 3 negatives)",
-            ),
-            Argument(
-                "seed",
-                int,
-                19260817,
-                "sampling seed of every call (the official scripts') and of the MCQ option order",
-            ),
-            Argument(
-                "division",
-                Literal["headings", "model"],
-                "headings",
-                "`headings` (episodes at the script's scene headings) or `model` (Prompt 1)",
-            ),
-            Argument(
-                "goal_passes",
-                int,
-                1,
-                "Prompt-6 passes over the goals (the paper: 1; the official code: 2)",
-            ),
-            Argument("max_repairs", int, 2, "repair requests per call before the item is dropped"),
-            Argument(
-                "temperature",
-                float,
-                0.0,
-                "the builder's sampling temperature (the official scripts: 0)",
-            ),
-            Argument("max_tokens", int, 4096, "per construction call"),
-        ),
         TaskRoles(fallback=(BUILDER_ROLE,)),
         "construct",
         unit="scripts",
+        docs={
+            "scripts": "a screenplay file (Fountain, plain text, or an IMSDb page as served) or "
+            "a folder of them; `bundled` is the original demo script that ships with the package",
+            "scenarios_per_template": "agent sets per template, i.e. scenarios per template "
+            "(the paper: 5)",
+            "min_dialogues": "scenes with fewer speeches are dropped (the paper: 10)",
+            "options": "options per MCQ, 2 to 4 (the paper: 4; Prompts 9-10 make 3 negatives)",
+            "seed": "sampling seed of every call (the official scripts') and of the MCQ option "
+            "order",
+            "division": "`headings` (episodes at the script's scene headings) or `model` "
+            "(Prompt 1)",
+            "goal_passes": "Prompt-6 passes over the goals (the paper: 1; the official code: 2)",
+            "max_repairs": "repair requests per call before the item is dropped",
+            "temperature": "the builder's sampling temperature (the official scripts: 0)",
+            "max_tokens": "per construction call",
+        },
     ),
     TaskRow(
         "gca",
         "coser",
         "agentsense.coser.task:gca",
-        "Given-Circumstance Acting: simulate each scene, then CoSER's four penalty-based critics.",
-        (
-            Argument(
-                "dataset",
-                str,
-                "official",
-                "`official` (CoSER's 200 test scenes), `example` (its 3), `demo` (3 scenes "
-                "written for this project), or the path of a JSON file in CoSER's schema",
-            ),
-            Argument(
-                "seed",
-                int,
-                0,
-                "seeds the Environment's role phrase, the profile separator and the next-speaker "
-                "fallback per scene and epoch",
-            ),
-            Argument("max_rounds", int, 20, "messages at most (CoSER: 20)"),
-            Argument(
-                "continue_from",
-                int,
-                0,
-                "the first k messages are the book's (docs/gca.md, ambiguity 7)",
-            ),
-            Argument(
-                "thoughts",
-                bool,
-                True,
-                "ask actors for `[thought]`s; false is CoSER's `--wo_thought`",
-            ),
-            Argument(
-                "output_example",
-                bool,
-                True,
-                "the thought/action example in the actor prompt (CoSER drops it for "
-                "CoSER-trained actors)",
-            ),
-            Argument(
-                "next_speaker_prompt",
-                Literal["feb2025", "head"],
-                "feb2025",
-                "`feb2025` (the paper's code) or `head` (the Dec-2025 prompt and parser)",
-            ),
-            Argument("temperature", float, 0.0, "actor, Environment and next-speaker temperature"),
-            Argument("max_tokens", int, 512, "per actor, Environment and next-speaker call"),
-            Argument("critic_max_tokens", int, 8196, "per critic call"),
-            Argument(
-                "critic_attempts",
-                int,
-                6,
-                "critic tries per dimension before it counts as unreadable",
-            ),
-        ),
         TaskRoles(fallback=(CHARACTER_ROLE, ENVIRONMENT_ROLE, NEXT_SPEAKER_ROLE, CRITIC_ROLE)),
         "gca",
+        docs={
+            "dataset": "`official` (CoSER's 200 test scenes), `example` (its 3), `demo` (3 "
+            "scenes written for this project), or the path of a JSON file in CoSER's schema",
+            "seed": "seeds the Environment's role phrase, the profile separator and the "
+            "next-speaker fallback per scene and epoch",
+            "max_rounds": "messages at most (CoSER: 20)",
+            "continue_from": "the first k messages are the book's (docs/gca.md, ambiguity 7)",
+            "thoughts": "ask actors for `[thought]`s; false is CoSER's `--wo_thought`",
+            "output_example": "the thought/action example in the actor prompt (CoSER drops it "
+            "for CoSER-trained actors)",
+            "next_speaker_prompt": "`feb2025` (the paper's code) or `head` (the Dec-2025 prompt "
+            "and parser)",
+            "temperature": "actor, Environment and next-speaker temperature",
+            "max_tokens": "per actor, Environment and next-speaker call",
+            "critic_max_tokens": "per critic call",
+            "critic_attempts": "critic tries per dimension before it counts as unreadable",
+        },
     ),
 )
 
@@ -362,52 +198,219 @@ TASK_ROLES: Mapping[str, TaskRoles] = {row.name: row.roles for row in TASKS}
 SIMULATION_TASKS = tuple(row.name for row in TASKS if row.log_kind in ("scenes", "blind"))
 
 
+def simulation_docs() -> dict[str, str]:
+    """`-T` name -> meaning, from the fields of `TaskArguments`."""
+    fields = TaskArguments.model_fields
+    return {cli: (fields[name].description or "") for cli, name in cli_names(TaskArguments).items()}
+
+
+def arguments(name: str) -> tuple[Argument, ...]:
+    """The task's arguments as its signature declares them, with their meaning."""
+    function = globals()[name]
+    hints = typing.get_type_hints(function)
+    docs = {**simulation_docs(), **ROWS[name].docs}
+    return tuple(
+        Argument(n, hints[n], parameter.default, docs[n].rstrip("."))
+        for n, parameter in inspect.signature(function).parameters.items()
+        if parameter.kind is not inspect.Parameter.VAR_KEYWORD
+    )
+
+
 def entry(row: TaskRow) -> Callable[..., Task]:
     module, _, function = row.entry.partition(":")
     return getattr(importlib.import_module(module), function)  # type: ignore[no-any-return]
 
 
-def signature(row: TaskRow) -> inspect.Signature:
-    """The row's arguments as a signature, plus a catch-all: Inspect hands every `-T` name to a
-    task that takes `**kwargs`, so a mistyped one reaches the task and is refused by name."""
-    parameters = [
-        inspect.Parameter(a.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=a.default)
-        for a in row.arguments
-    ]
-    catch_all = inspect.Parameter("unknown", inspect.Parameter.VAR_KEYWORD)
-    return inspect.Signature([*parameters, catch_all], return_annotation=Task)
+def from_table(function: Callable[P, Task]) -> Callable[P, Task]:
+    """Build the task of the row named like `function` (put it under `@task`): the arguments as
+    Inspect passes them, defaults filled in, go to the row's entry after `checked_build` has
+    refused unknown `-T` names and roles. The signature gains a catch-all, since Inspect hands
+    every `-T` name only to a task that takes `**kwargs`: a mistyped one then reaches the check
+    and is refused by name. `tests/test_tasks.py` holds each signature to its row."""
+    row = ROWS[function.__name__]
+    declared = inspect.signature(function)
 
-
-def registered(name: str) -> Callable[..., Task]:
-    """The `@task` of the row `name`: checks its arguments and roles, then builds the task."""
-    row = ROWS[name]
-
-    def build(*args: Any, **kwargs: Any) -> Task:
+    @functools.wraps(function)
+    def build(*args: P.args, **kwargs: P.kwargs) -> Task:
         from agentsense.engine.strict import checked_build  # what building needs, not listing
 
-        values = signature(row).bind(*args, **kwargs)
+        known = {k: v for k, v in kwargs.items() if k in declared.parameters}
+        values = declared.bind(*args, **known)
         values.apply_defaults()
-        unknown = values.arguments.pop("unknown", {})
-        given = {**values.arguments, **unknown}
-        return checked_build(row.name, row.names, TASK_ROLES, entry(row), given)
+        given = {**values.arguments, **kwargs}
+        return checked_build(row.name, list(declared.parameters), TASK_ROLES, entry(row), given)
 
-    build.__name__ = build.__qualname__ = name
-    build.__doc__ = row.summary
-    build.__module__ = __name__
-    build.__signature__ = signature(row)  # type: ignore[attr-defined]
-    build.__annotations__ = {a.name: a.kind for a in row.arguments} | {"return": Task}
-    return task(name=name)(build)
+    catch_all = inspect.Parameter("unknown", inspect.Parameter.VAR_KEYWORD)
+    build.__signature__ = declared.replace(  # type: ignore[attr-defined]
+        parameters=[*declared.parameters.values(), catch_all]
+    )
+    return build
 
 
-goal = registered("goal")
-info = registered("info")
-full = registered("full")
-pairwise = registered("pairwise")
-blind = registered("blind")
-judge_check = registered("judge_check")
-script_prediction = registered("script_prediction")
-labelling = registered("labelling")
-construct = registered("construct")
-gca = registered("gca")
+# Inspect and inspect-evals-lint read a task's arguments from its signature, as written here;
+# each is the row's arguments (tests/test_tasks.py), and the body is the row's entry.
+
+
+@task
+@from_table
+def goal(
+    dataset: str = "official",
+    protocol: Mode = "official",
+    seed: int = 0,
+    shard: str | None = None,
+    per_template: int | None = None,
+    max_messages: int = 15,
+    agent_temperature: float = 1.0,
+    judge_temperature: float = 0.0,
+    max_tokens: int = 128,
+    option_mark: OptionMark = "upper",
+) -> Task:
+    """Goal completion on every scene."""
+    raise AssertionError("built by from_table")
+
+
+@task
+@from_table
+def info(
+    dataset: str = "official",
+    protocol: Mode = "official",
+    seed: int = 0,
+    shard: str | None = None,
+    per_template: int | None = None,
+    max_messages: int = 15,
+    agent_temperature: float = 1.0,
+    judge_temperature: float = 0.0,
+    max_tokens: int = 128,
+    option_mark: OptionMark = "upper",
+) -> Task:
+    """Private-information MCQ accuracy on the scenes that have MCQs."""
+    raise AssertionError("built by from_table")
+
+
+@task
+@from_table
+def full(
+    dataset: str = "official",
+    protocol: Mode = "official",
+    seed: int = 0,
+    shard: str | None = None,
+    per_template: int | None = None,
+    max_messages: int = 15,
+    agent_temperature: float = 1.0,
+    judge_temperature: float = 0.0,
+    max_tokens: int = 128,
+    option_mark: OptionMark = "upper",
+) -> Task:
+    """Goal completion and MCQ accuracy on one conversation per scene."""
+    raise AssertionError("built by from_table")
+
+
+@task
+@from_table
+def pairwise(
+    dataset: str = "official_roles",
+    protocol: Mode = "official",
+    seed: int = 0,
+    shard: str | None = None,
+    per_template: int | None = None,
+    max_messages: int = 15,
+    agent_temperature: float = 1.0,
+    judge_temperature: float = 0.0,
+    max_tokens: int = 128,
+    option_mark: OptionMark = "upper",
+    sender: str | None = None,
+    receiver: str | None = None,
+) -> Task:
+    """Goal completion and MCQ accuracy with senders and receivers played by different models."""
+    raise AssertionError("built by from_table")
+
+
+@task
+@from_table
+def blind(
+    dataset: str = "official",
+    protocol: Mode = "official",
+    seed: int = 0,
+    shard: str | None = None,
+    per_template: int | None = None,
+    agent_temperature: float = 1.0,
+    judge_temperature: float = 0.0,
+    max_tokens: int = 128,
+    option_mark: OptionMark = "upper",
+    epochs: int = 3,
+) -> Task:
+    """Blind test: MCQs answered before any interaction, on the scenes that have MCQs."""
+    raise AssertionError("built by from_table")
+
+
+@task
+@from_table
+def script_prediction(
+    dataset: str = "official",
+    titles: str | None = None,
+    shard: str | None = None,
+    per_template: int | None = 1,
+    temperature: float = 0.0,
+    max_tokens: int = 128,
+) -> Task:
+    """Script prediction: the model names the script each scenario's background comes from."""
+    raise AssertionError("built by from_table")
+
+
+@task
+@from_table
+def labelling(dataset: str = "official", max_tokens: int = 512) -> Task:
+    """Label goal categories, scenario types and sender/receiver roles with a model."""
+    raise AssertionError("built by from_table")
+
+
+@task
+@from_table
+def judge_check(
+    dataset: str = "demo",
+    protocol: Mode = "official",
+    judge_temperature: float = 0.0,
+    max_tokens: int = 128,
+) -> Task:
+    """Judge meta-evaluation on transcripts whose yes/no truth is known by construction."""
+    raise AssertionError("built by from_table")
+
+
+@task
+@from_table
+def construct(
+    scripts: str = "bundled",
+    scenarios_per_template: int = 5,
+    min_dialogues: int = 10,
+    options: int = 4,
+    seed: int = 19260817,
+    division: Literal["headings", "model"] = "headings",
+    goal_passes: int = 1,
+    max_repairs: int = 2,
+    temperature: float = 0.0,
+    max_tokens: int = 4096,
+) -> Task:
+    """Build scenario templates and scenarios from screenplays (one sample per script)."""
+    raise AssertionError("built by from_table")
+
+
+@task
+@from_table
+def gca(
+    dataset: str = "official",
+    seed: int = 0,
+    max_rounds: int = 20,
+    continue_from: int = 0,
+    thoughts: bool = True,
+    output_example: bool = True,
+    next_speaker_prompt: Literal["feb2025", "head"] = "feb2025",
+    temperature: float = 0.0,
+    max_tokens: int = 512,
+    critic_max_tokens: int = 8196,
+    critic_attempts: int = 6,
+) -> Task:
+    """Given-Circumstance Acting: simulate each scene, then CoSER's four penalty-based critics."""
+    raise AssertionError("built by from_table")
+
 
 __all__ = sorted(row.name for row in TASKS)
