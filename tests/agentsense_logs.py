@@ -28,7 +28,9 @@ from shared_builds import SharedBuilds
 
 # The tasks' logs every report test reads, from the task table: the simulated scenes (and the
 # blind test and labels beside them), and the logs that are not model runs.
-KINDS = tuple(r.name for r in TASKS if r.log_kind in ("scenes", "blind", "labelling"))
+KINDS = tuple(
+    r.name for r in TASKS if r.log_kind in ("homogeneous", "pairwise", "blind", "labelling")
+)
 AGENT = "standin/persona/agent"
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b"]
 REJUDGE = ["standin/persona/judge-c"]

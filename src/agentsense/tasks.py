@@ -38,9 +38,11 @@ from agentsense.sense.protocol import Mode, OptionMark, TaskArguments, cli_names
 
 P = ParamSpec("P")
 Benchmark = Literal["sense", "coser", "construction"]
-# What a log holds, for the report: simulated scenes (Tables 1, 2, 6, 7), or one of the others.
+# How the report reads a task's log: as a model run on scenes (`analysis.log_reader`: the
+# homogeneous and pairwise simulations, the blind test, labels, script prediction), or in a
+# section of its own (the judge check, construction, GCA: `report.other_logs`).
 LogKind = Literal[
-    "scenes", "blind", "labelling", "script_prediction", "judge_check", "construct", "gca"
+    "homogeneous", "pairwise", "blind", "labelling", "script", "judge_check", "construct", "gca"
 ]
 
 
@@ -73,21 +75,21 @@ TASKS: tuple[TaskRow, ...] = (
         "sense",
         "agentsense.sense.tasks:goal",
         TaskRoles(fallback=(CHARACTER_ROLE, JUDGE_ROLE)),
-        "scenes",
+        "homogeneous",
     ),
     TaskRow(
         "info",
         "sense",
         "agentsense.sense.tasks:info",
         TaskRoles(fallback=(CHARACTER_ROLE,)),
-        "scenes",
+        "homogeneous",
     ),
     TaskRow(
         "full",
         "sense",
         "agentsense.sense.tasks:full",
         TaskRoles(fallback=(CHARACTER_ROLE, JUDGE_ROLE)),
-        "scenes",
+        "homogeneous",
     ),
     TaskRow(
         "pairwise",
@@ -95,7 +97,7 @@ TASKS: tuple[TaskRow, ...] = (
         "agentsense.sense.tasks:pairwise",
         # every character is a sender or a receiver, so `character` plays nobody here
         TaskRoles(fallback=(SENDER_ROLE, RECEIVER_ROLE, JUDGE_ROLE)),
-        "scenes",
+        "pairwise",
         docs={
             "sender": "model for the role `sender` (default: `--model-role sender=...`, else the "
             "evaluated model)",
@@ -111,11 +113,19 @@ TASKS: tuple[TaskRow, ...] = (
         docs={"epochs": "times each question is asked (the paper: 3)"},
     ),
     TaskRow(
+        "labelling",
+        "construction",
+        "agentsense.construction.labelling_task:labelling",
+        TaskRoles(required=(LABELLER_ROLE,)),
+        "labelling",
+        docs={"max_tokens": "per labelling call (the replies are JSON objects)"},
+    ),
+    TaskRow(
         "script_prediction",
         "sense",
         "agentsense.sense.leakage.script_prediction:script_prediction",
         TaskRoles(),  # the evaluated model answers
-        "script_prediction",
+        "script",
         docs={
             "dataset": "`official`, `official_roles`, `demo` (its invented titles are bundled), "
             "or the path of a JSONL file (e.g. `agentsense scenarios` output, whose records "
@@ -125,14 +135,6 @@ TASKS: tuple[TaskRow, ...] = (
             "per_template": "scenes asked per template (the paper: 1); `None` asks every scene",
             "temperature": "the answering model's temperature (greedy by default)",
         },
-    ),
-    TaskRow(
-        "labelling",
-        "construction",
-        "agentsense.construction.labelling_task:labelling",
-        TaskRoles(required=(LABELLER_ROLE,)),
-        "labelling",
-        docs={"max_tokens": "per labelling call (the replies are JSON objects)"},
     ),
     TaskRow(
         "judge_check",
@@ -195,7 +197,10 @@ TASKS: tuple[TaskRow, ...] = (
 
 ROWS: Mapping[str, TaskRow] = {row.name: row for row in TASKS}
 TASK_ROLES: Mapping[str, TaskRoles] = {row.name: row.roles for row in TASKS}
-SIMULATION_TASKS = tuple(row.name for row in TASKS if row.log_kind in ("scenes", "blind"))
+SIMULATION_TASKS = tuple(
+    row.name for row in TASKS if row.log_kind in ("homogeneous", "pairwise", "blind")
+)
+RUN_KINDS = ("homogeneous", "pairwise", "blind", "labelling", "script")  # `analysis.log_reader`
 
 
 def simulation_docs() -> dict[str, str]:

@@ -16,17 +16,10 @@ import pandas as pd
 from inspect_ai.analysis import SampleColumn, SampleScores
 
 from agentsense.sense.score_keys import CAST, JUDGES, ROLES
+from agentsense.tasks import RUN_KINDS, TASKS
 
-# Task name (without the `agentsense/` prefix) -> kind of run.
-TASK_KINDS = {
-    "goal": "homogeneous",
-    "info": "homogeneous",
-    "full": "homogeneous",
-    "pairwise": "pairwise",
-    "blind": "blind",
-    "labelling": "labelling",
-    "script_prediction": "script",
-}
+# Task name (without the `agentsense/` prefix) -> kind of run, from the task table.
+TASK_KINDS = {row.name: row.log_kind for row in TASKS if row.log_kind in RUN_KINDS}
 NO_ROUNDS = ("blind", "script_prediction")
 READ_TASKS = ", ".join(f"agentsense/{task}" for task in TASK_KINDS)
 PROTOCOL_FIELDS = ("mode", "agent_temperature", "judge_temperature", "max_tokens", "option_mark")

@@ -16,13 +16,13 @@ from agentsense.analysis.log_fields import TASK_KINDS, short_task
 from agentsense.analysis.progress import finish_hint, planned_keys, scored_run, shortfall
 from agentsense.engine.errors import ReportError
 from agentsense.sense.metrics import nan_mean
+from agentsense.tasks import RUN_KINDS, TASKS
 
-OTHER_TASKS = ("judge_check", "construct", "gca")
+# The tasks whose logs have a report section of their own, from the task table, and what one
+# sample of each is, in "9 of 24 scenes".
+OTHER_TASKS = tuple(row.name for row in TASKS if row.log_kind not in RUN_KINDS)
+UNITS = {row.name: row.unit for row in TASKS if row.name in OTHER_TASKS}
 PREFIX = "agentsense/"
-
-
-# What one sample of each task is, in "9 of 24 scenes".
-UNITS = {"judge_check": "items", "construct": "scripts", "gca": "scenes"}
 
 
 @dataclass
