@@ -31,9 +31,7 @@ def run_logs(root: Path) -> dict[str, Path]:
     """The logs of the page's examples (stand-in models, demo set), one folder each."""
     from inspect_ai import eval
 
-    from agentsense.tasks import full, goal, info
-    from agentsense.tasks import pairwise
-    from agentsense.tasks import blind
+    from agentsense.tasks import blind, full, goal, info, pairwise
 
     judged = {"judge": JUDGES}
     runs = {

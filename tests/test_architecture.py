@@ -262,3 +262,62 @@ def test_a_full_run_loads_no_other_benchmark_or_provider_code() -> None:
     others = [n for n in names if top(n) in ("coser", "construction", *PROVIDERS)]
     assert others == ["agentsense.construction", "agentsense.coser"], others
     assert len(names) <= 35, (len(names), names)
+
+
+# --- no side doors ---------------------------------------------------------------------------
+
+# The one place each is allowed, and why.
+ARGV_READERS = {
+    "agentsense.cli": "the `agentsense` command's own arguments",
+    # Inspect's CLI drops an empty entry of a role list (`judge=a,b,`) before any API shows the
+    # roles, so only the command line can tell that three judges were meant.
+    "agentsense.engine.strict": "inspect_command_line",
+}
+ENVIRONMENT_WRITERS = {
+    # torch's OpenMP reads OMP_WAIT_POLICY once, when torch is loaded: no API sets it; spinning
+    # threads made SmolLM 10-30x slower on a shared 2-core machine (docs/smollm.md).
+    "agentsense.smollm.provider": "OMP_WAIT_POLICY",
+}
+PRIVATE_INSPECT = {
+    # Inspect prints a PrerequisiteError without a traceback and exports no public one.
+    "agentsense.engine.errors": "inspect_ai._util.error",
+}
+
+
+def side_doors(name: str, path: Path) -> Iterator[str]:
+    """`sys.argv`, writes to `os.environ` and private `inspect_ai` imports in one module."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and ast.unparse(node) == "sys.argv":
+            yield "sys.argv"
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            target = node.func.value
+            writes = {"setdefault", "update", "pop", "clear", "__setitem__"}
+            if node.func.attr in writes and ast.unparse(target) == "os.environ":
+                yield "os.environ"
+            if node.func.attr in ("putenv", "unsetenv") and ast.unparse(target) == "os":
+                yield "os.environ"
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.Delete):
+            targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Subscript) and ast.unparse(target.value) == "os.environ":
+                    yield "os.environ"
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("inspect_ai._"):
+            yield node.module or ""
+
+
+def test_no_side_doors_beyond_the_documented_ones() -> None:
+    """Settings are passed explicitly: the command line is read by the CLI, the environment is
+    read and never written, and only public `inspect_ai` APIs are imported; each exception is
+    listed above with its reason."""
+    allowed = {
+        "sys.argv": set(ARGV_READERS),
+        "os.environ": set(ENVIRONMENT_WRITERS),
+        **{module: {name} for name, module in PRIVATE_INSPECT.items()},
+    }
+    found = sorted(
+        f"{name}: {door}"
+        for name, path in modules().items()
+        for door in side_doors(name, path)
+        if name not in allowed.get(door, set())
+    )
+    assert not found, "side doors:\n" + "\n".join(found)

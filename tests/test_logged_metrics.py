@@ -19,11 +19,11 @@ from agentsense.logged_metrics import (
     END,
     LOGGED_METRICS,
     differences,
-    replace_section,
+    section,
 )
 from agentsense_logs import AGENT, KINDS, OTHER_KINDS
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "usage.md"
 
 
 @pytest.fixture(scope="module")
@@ -116,14 +116,14 @@ def test_the_logged_psi_is_the_report_psi_to_the_last_digit(
     assert row["goal_psi_mean"] > 0
 
 
-# --- the README's table --------------------------------------------------------------------------
+# --- the guide's table --------------------------------------------------------------------------
 
 
-def test_the_readme_table_is_rendered_from_the_declaration() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_the_guides_table_is_rendered_from_the_declaration() -> None:
+    text = GUIDE.read_text(encoding="utf-8")
     assert text.count(BEGIN) == 1 and text.count(END) == 1
-    assert replace_section(text) == text, (
-        "README.md is out of date: run python -m agentsense.logged_metrics README.md"
+    assert section() in text, (
+        "docs/usage.md is out of date: run python scripts/generated_sections.py"
     )
     for task, declared in LOGGED_METRICS.items():
         assert f"| `{task}` |" in text
