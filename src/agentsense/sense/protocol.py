@@ -31,7 +31,7 @@ OptionMark = Literal["upper", "lower", "number", "all"]
 class Protocol(BaseModel):
     """Every knob of the benchmark; all of them are task arguments and recorded in the log.
 
-    The descriptions are those of the README's Parameters section (generated from them).
+    The descriptions are those of the guide's Parameters section (generated from them).
     """
 
     # `mode` is the task argument `protocol` (`-T protocol=corrected`); logs record it as `mode`.
@@ -41,7 +41,7 @@ class Protocol(BaseModel):
         default="official",
         alias="protocol",
         description="`official` reproduces the official code and its quirks; `corrected` fixes "
-        "them (README, 'Official and corrected protocol')",
+        "them (docs/usage.md, 'Official and corrected protocol')",
     )
     max_messages: int = Field(
         default=15,

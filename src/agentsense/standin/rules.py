@@ -349,5 +349,5 @@ def standin_rule(model: str) -> tuple[Rule, str]:
     found = f"no stand-in rule {head!r}" if rest else "no rule and name"
     raise PrerequisiteError(
         f"standin/{model}: {found}. A stand-in model is standin/<rule>/<name>, the rule one of "
-        f"{', '.join(RULES)} (README, 'Stand-in models'); the name is free."
+        f"{', '.join(RULES)} (docs/usage.md, 'Stand-in models'); the name is free."
     )
