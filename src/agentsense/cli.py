@@ -15,6 +15,7 @@ import logging
 import math
 import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import fields
 from pathlib import Path
 
 from agentsense.sense.score_keys import HEADLINE
@@ -99,6 +100,7 @@ def _compare_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     parser.set_defaults(usage_error=parser.error)
     parser.add_argument(
         "--metric",
+        dest="metrics",
         action="append",
         default=[],
         help="score key to test (repeatable; default: judge_majority, mcq_accuracy, "
@@ -299,17 +301,8 @@ def run_compare(args: argparse.Namespace) -> int:
     from agentsense.engine.console import wrapped
     from agentsense.report.compare import CompareOptions, compare, comparison_frame, comparison_text
 
-    options = CompareOptions(
-        metrics=args.metric,
-        max_drop=args.max_drop,
-        alpha=args.alpha,
-        test=args.test,
-        allow_mixed=args.allow_mixed,
-        allow_task_change=args.allow_task_change,
-        allow_incomplete=args.allow_incomplete,
-        scorer=args.scorer,
-        prefer_newest=args.prefer_newest,
-    )
+    # every option of the comparison is the flag of the same name
+    options = CompareOptions(**{f.name: getattr(args, f.name) for f in fields(CompareOptions)})
     base, new = compare_sides(args)
     comparison = compare(base, new, options)
     print(comparison_text(comparison, options))
