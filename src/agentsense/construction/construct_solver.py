@@ -1,8 +1,7 @@
-"""The parts of `agentsense/construct` (the task is `tasks/construct.py`): its scripts, read and
-checked before any model call, one sample per script, the solver that runs the construction
-pipeline (`build.Pipeline`) with the model bound to the role `builder`, its store, and the scorer
-and metric of the stage-by-stage counts.
-"""
+"""The parts of `agentsense/construct` (the task is `construction/construct_task.py`): its scripts,
+read and checked before any model call, one sample per script, the solver that runs the
+construction pipeline (`build.Pipeline`) with the model bound to the role `builder`, its store, and
+the scorer and metric of the stage-by-stage counts."""
 
 from __future__ import annotations
 

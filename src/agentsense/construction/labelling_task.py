@@ -6,8 +6,8 @@ For each scene, the model bound to the role `labeller` (required; temperature 0)
 - the category of every goal, one of the 8 of App. B.3 (`GOAL_CATEGORY_PROMPT`);
 - sender or receiver for every character, with the paper's Prompt 19 (`SENDER_RECEIVER_PROMPT`).
 
-The prompts are in `prompts.py`. The scorer reports agreement with the labels the record already
-has (NaN where it has none), so a labeller can be checked on a labelled set first.
+The prompts are in `sense/prompts.py`. The scorer reports agreement with the labels the record
+already has (NaN where it has none), so a labeller can be checked on a labelled set first.
 `agentsense labels LOG --out labels.json` (`report/label_export.py`) exports the labels for
 `agentsense report --labels`, and `--dataset-out` writes a labelled copy of the dataset (with
 `roles`, usable by `agentsense/pairwise`).

@@ -6,7 +6,7 @@ decode at an offset where `{` (or `[`) opens one. The callers differ only in the
 
 - construction (`construction/repair.py`): `lenient` -- a fenced block is tried as a whole and
   trailing commas are dropped (the paper's own Prompt-11 example has them); the first value wins.
-- CoSER's critics (`gca/critic.py`): `escape_newlines` and `longest`, as CoSER reads a critic
+- CoSER's critics (`coser/critic.py`): `escape_newlines` and `longest`, as CoSER reads a critic
   reply (coser-gca.md §3.4).
 - role labelling: `objects_only` -- the first object; lists and scalars are passed over.
 """

@@ -7,7 +7,7 @@ they are. In official mode that changes every request after the first turn, sile
 task run warns once on the console (`console.warn`) and in the transcript of each of its samples
 (Inspect keeps no task-level log records), naming the models and the parity path:
 `openai-api/vllm/<model>` talks to the same server (`VLLM_BASE_URL`) without merging. The hook is
-registered when an AgentSense task is built (`tasks/strict.py`), not when Inspect loads the
+registered when an AgentSense task is built (`engine/strict.py`), not when Inspect loads the
 package, so other benchmarks' runs neither list nor call it.
 """
 

@@ -12,7 +12,7 @@
   conversation, three times by default; questions, parsing and aggregation are those of the real
   MCQ evaluation, so `blind_mcq_accuracy` is the accuracy a model gets without interacting.
 - `judge_check`: the judges on transcripts whose yes/no truth is known by construction
-  (`dataset/judge_check_items.py`, `scorers/judge_check_verdicts.py`).
+  (`sense/dataset/judge_check_items.py`, `sense/judge_check.py`).
 - `script_prediction` (section 4.3, Table 2 "Script Acc."): the model names the script a
   scenario's background comes from, one scene per template by default; the truth is each
   record's `source` or `-T titles=FILE` (docs/leakage.md).

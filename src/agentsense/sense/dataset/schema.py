@@ -51,7 +51,7 @@ def _render_profile(value: Any) -> Any:
 
 
 def _one_of(choices: Iterable[str], what: str) -> AfterValidator:
-    """Only the values declared in `prompts.py` (the labelling prompts offer the same ones)."""
+    """Only the values declared in `sense/prompts.py` (the labelling prompts offer the same)."""
     allowed = tuple(choices)
 
     def check(value: str) -> str:
