@@ -1,17 +1,13 @@
-"""Inspect's entry point: importing this module registers every task, scorer, metric, solver and
-provider of the package by name, loading none of the code behind them.
+"""Inspect's entry point: importing this module registers every task, scorer, metric and provider
+of the package by name, loading none of the code behind them.
 
-The tasks come from the task table (`agentsense.tasks`). The scorers, metrics and solvers a log
-names (`inspect score LOG`, `--scorer agentsense/critics`, a metric recomputed from a log) are
-registered by `lazy`, which imports the defining module when the object is first made; that
-module then registers the real object under the same name. The providers import their code in
-the same way, as Inspect's own do. Not the hooks: Inspect lists every registered hook at the
-start of every run, so AgentSense's are registered when one of its tasks is built.
-
-What the package registers with Inspect besides its tasks: the model providers, and the
-scorers and metrics a log names (`inspect score LOG`, `--scorer agentsense/critics`, a metric
-recomputed from a log header). A provider imports its code when its model is first asked for,
-as Inspect's own providers do, so a `vllm/` run loads neither the stand-in nor SmolLM.
+The tasks come from the task table (`agentsense.tasks`). Each benchmark package (`sense`, `coser`,
+`construction`) declares the scorers and metrics a log names (`inspect score LOG`, `--scorer
+agentsense/critics`, a metric recomputed from a log header); a scorer's body imports its
+implementation when it is made. A provider imports its class when its model is first asked for,
+as Inspect's own providers do, so a `vllm/` run loads neither the stand-in nor SmolLM. Not the
+hooks: Inspect lists every registered hook at the start of every run, so AgentSense's are
+registered when one of its tasks is built.
 """
 
 from __future__ import annotations
