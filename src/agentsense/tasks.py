@@ -1,13 +1,13 @@
-"""The one table of tasks: each task's name, benchmark, entry, arguments, roles, log kind and
-docs row, declared once.
+"""The one table of tasks: each task's name, benchmark, entry, roles, log kind, sample unit and
+the meaning of its own arguments, declared once, and its `@task` signature beside it.
 
-Inspect finds `agentsense/NAME` in its registry, so every task is registered here, by a function
-this module makes from the task's row: its signature (what `-T` may name, with types and
-defaults) comes from the row's arguments, and its body imports the benchmark's entry only when
-the task is built, so that listing or resolving a task loads no benchmark code. The registry,
-`agentsense args`, the role checks, the eval.yaml check, the README's task table, the report's
-dispatch by log kind and the tests' task matrix all read this table. docs/adding-a-task.md shows
-how a row is added.
+Inspect finds `agentsense/NAME` in its registry, so every task is registered here. Its signature
+is what Inspect and inspect-evals-lint read for `-T` (tests/test_tasks.py holds it to the row and
+to `TaskArguments`); `from_table` checks the arguments and roles and imports the benchmark's
+entry only when the task is built, so that listing or resolving a task loads no benchmark code.
+`agentsense args`, the generated docs sections, the role checks, the eval.yaml check, the
+report's dispatch by log kind and the tests' task matrix all read this table.
+docs/adding-a-task.md shows how a task is added.
 """
 
 from __future__ import annotations
