@@ -21,7 +21,7 @@ from inspect_ai.solver import generate
 from scipy import stats as sps
 
 from agentsense.analysis.log_reader import load_runs
-from agentsense.analysis.mcq_target import mcq_target
+from agentsense.analysis.sample_rows import mcq_target
 from agentsense.cli import main
 from agentsense.dataset.samples import load_scenarios
 from agentsense.errors import ReportError

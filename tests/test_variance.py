@@ -21,6 +21,7 @@ import pytest
 from inspect_ai import eval, score
 from inspect_ai.log import read_eval_log, write_eval_log
 
+from agentsense.analysis.log_reader import load_runs
 from agentsense.analysis.variance import (
     COMPONENTS,
     decompose,
@@ -182,8 +183,9 @@ def _decomposed(path: Path, metric: str) -> dict[str, object]:
     report = write_report([str(path)], ReportOptions(out=path.parent / "report", figures=False))
     assert "Variance components" in report.sections
     runs = pd.DataFrame([{"log": str(path), "group": "g", "kind": "homogeneous"}])
-    found = {m: r for _, m, r in decompositions(runs, [str(path)])}
-    return {"result": found[metric], "rows": run_rows(runs.iloc[0].to_dict(), [str(path)])}
+    values = load_runs([str(path)]).values
+    found = {m: r for _, m, r in decompositions(runs, values)}
+    return {"result": found[metric], "rows": run_rows(runs.iloc[0].to_dict(), values)}
 
 
 def test_judges_that_never_flip_have_no_judging_share(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """Judge-panel agreement, and how far self and other answers agree with the judges.
 
-Input: an answers frame (`answer_frame.ANSWER_COLUMNS`). A *unit* is one judge question about one
+Input: an answers frame (`sample_rows.ANSWER_COLUMNS`). A *unit* is one judge question about one
 goal of one sample (log, id, epoch, character, goal_index, item); every judge of the panel
 answers it. Per group (a run, optionally a goal category):
 

@@ -32,7 +32,7 @@ from ..dataset.schema import Scenario
 from ..scenario.conversation import Turn, visible_text
 from ..scorers.goal import majority
 from .agreement import fleiss
-from .log_fields import records
+from .logs import records
 
 DEFAULT_SCENES = 100  # as the paper (App. D.1: 100 scenes, 584 goal questions)
 DEFAULT_SEED = 0

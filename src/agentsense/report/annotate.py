@@ -32,8 +32,8 @@ from ..analysis.annotation import (
     sample_units,
     unit_rows,
 )
-from ..analysis.log_fields import records
 from ..analysis.log_reader import Runs, sample_conversation
+from ..analysis.logs import records
 from ..errors import ReportError
 from .render import markdown
 

@@ -12,8 +12,8 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..analysis.log_fields import records
-from ..analysis.log_reader import Runs, load_runs, log_paths
+from ..analysis.log_reader import Runs, load_runs
+from ..analysis.logs import log_paths, records
 from .construction import construction_section
 from .content import Absent, Content
 from .document import NO_RUN, Inputs, Report, ReportOptions
@@ -64,11 +64,11 @@ def repeated_runs_section(inputs: Inputs) -> Content:
 
 
 def variance_components_section(inputs: Inputs) -> Content:
-    return written(variance_section(inputs.units.runs, inputs.paths), inputs.report)
+    return written(variance_section(inputs.units.runs, inputs.runs.values), inputs.report)
 
 
 def cost_section(inputs: Inputs) -> Content:
-    return written(usage_section(inputs.units.runs, inputs.paths), inputs.report)
+    return written(usage_section(inputs.units.runs, inputs.runs.calls), inputs.report)
 
 
 @dataclass(frozen=True)
@@ -125,39 +125,35 @@ def _left_out(report: Report) -> str:
     return "## Left out\n\n" + "\n".join(lines) if lines else ""
 
 
-def _load(
-    inputs: Sequence[str], options: ReportOptions
-) -> tuple[Runs | None, OtherLogs, list[str]]:
-    """The model runs (None: the inputs hold only judge_check, construct or gca logs), the
-    other logs by task, and every log file."""
-    paths = log_paths(inputs)
-    main, others = split_logs(paths)
+def _load(inputs: Sequence[str], options: ReportOptions) -> tuple[Runs | None, OtherLogs]:
+    """The model runs (None: the inputs hold only judge_check, construct or gca logs) and the
+    other logs by task."""
+    main, others = split_logs(log_paths(inputs))
     if not others.any:
-        return load_runs(inputs, options.scorer, options.prefer_newest), others, paths
+        return load_runs(inputs, options.scorer, options.prefer_newest), others
     if main:
         # Foreign logs go along, so the report notes them as it always does.
         runs = load_runs(main + others.foreign, options.scorer, options.prefer_newest)
-        return runs, others, paths
-    return None, others, paths
+        return runs, others
+    return None, others
 
 
 @dataclass(frozen=True)
 class Loaded:
     """The logs as a report reads them: the model runs and their analysis units (None: only
-    judge_check, construct or gca logs), the other logs by task, and every log file."""
+    judge_check, construct or gca logs) and the other logs by task."""
 
     runs: Runs | None
     units: Units | None
     others: OtherLogs
-    paths: list[str]
 
 
 def load_inputs(inputs: Sequence[str], options: ReportOptions) -> Loaded:
-    runs, others, paths = _load(inputs, options)
+    runs, others = _load(inputs, options)
     if options.labels is not None and runs is not None:
         apply_labels(runs, read_labels(options.labels))
     units = build_units(runs, options.allow_mixed) if runs is not None else None
-    return Loaded(runs, units, others, paths)
+    return Loaded(runs, units, others)
 
 
 def report_data(
@@ -168,7 +164,7 @@ def report_data(
     run lines and notes."""
     runs, units, others = loaded.runs, loaded.units, loaded.others
     report = Report(options.out, draw=options.figures)
-    given = Inputs(runs, units, options, report, loaded.paths, others) if runs and units else None
+    given = Inputs(runs, units, options, report, others) if runs and units else None
     parts = ["# AgentSense report"]
     for title, section in SECTIONS:
         if titles is not None and title not in titles:

@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..analysis.log_fields import PROTOCOL_FIELDS
+from ..analysis.log_reader import PROTOCOL_FIELDS
 
 ALLOW_TASK = "--allow-task-change"
 ALLOW_MIXED = "--allow-mixed"

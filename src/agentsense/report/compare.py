@@ -21,9 +21,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..analysis.log_fields import records
+from ..analysis.log_merge import shortfall
 from ..analysis.log_reader import load_scores
-from ..analysis.progress import shortfall
+from ..analysis.logs import records
 from ..console import blocks
 from ..errors import ReportError
 from ..score_keys import BLIND_MCQ_ACCURACY, HEADLINE, MCQ_ACCURACY, SCENE_KEYS

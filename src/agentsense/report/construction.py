@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..analysis.log_fields import records
+from ..analysis import logs
+from ..analysis.logs import log_name, newest_score, records
 from ..roles import BUILDER_ROLE
 from .content import Absent, Content
-from .other_logs import OtherLogs, log_name, newest_score, read_full, role_model
+from .other_logs import OtherLogs
 from .render import markdown
 
 if TYPE_CHECKING:
@@ -46,10 +47,9 @@ DROP_COLUMNS = ["log", "script", "stage", "item", "reason"]
 
 def build_rows(path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
     """Per script of one log: its counts; every dropped item; scripts that failed (errors)."""
-    log = read_full(path)
-    builder = role_model(log, BUILDER_ROLE)
+    builder = logs.role_model(logs.header(path), BUILDER_ROLE)
     scripts, drops, failed = [], [], 0
-    for sample in log.samples or []:
+    for sample in logs.samples(path):
         scored = newest_score(sample)
         if scored is None:
             failed += 1

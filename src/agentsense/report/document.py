@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..analysis.log_fields import READ_TASKS
 from ..analysis.log_reader import Runs
+from ..analysis.logs import READ_TASKS
 from .frames import Units
 from .other_logs import OtherLogs
 from .plots import FigureRecord
@@ -79,5 +79,4 @@ class Inputs:
     units: Units
     options: ReportOptions
     report: Report
-    paths: list[str] = field(default_factory=list)  # the log files read (variance, usage)
     others: OtherLogs = field(default_factory=OtherLogs)  # judge_check, construct, gca logs

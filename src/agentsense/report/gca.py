@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..analysis import logs
+from ..analysis.logs import log_name
 from ..gca.scorer import KEYS, SCORE_KEYS
 from ..roles import CRITIC_ROLE
 from .content import Absent, Content
-from .other_logs import OtherLogs, items, log_name, read_full, role_model
+from .other_logs import OtherLogs, items
 from .render import cell, markdown
 from .stats import Estimate, clustered_mean_ci
 
@@ -37,7 +39,7 @@ HEADERS = {
 
 def scene_frame(path: str) -> tuple[pd.DataFrame, dict[str, str]]:
     """One row per scene (epochs averaged), metrics as fractions; and the log's roles."""
-    log = read_full(path)
+    log = logs.header(path)
     rows = [
         {
             "id": item.id,
@@ -47,11 +49,11 @@ def scene_frame(path: str) -> tuple[pd.DataFrame, dict[str, str]]:
                 for key in SCORE_KEYS
             },
         }
-        for item in items(log)
+        for item in items(path)
     ]
     roles = {
         "actor": str(log.eval.model),
-        "critic": role_model(log, CRITIC_ROLE),
+        "critic": logs.role_model(log, CRITIC_ROLE),
         "dataset": str((log.eval.metadata or {}).get("dataset", "")),
     }
     return pd.DataFrame(rows, columns=["id", "book", *SCORE_KEYS]), roles

@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from inspect_ai.scorer import SampleScore, Score
 
+from ..analysis.logs import log_name
 from ..dataset.judge_check_items import CLAIM_CASES, INJECTION_CASES
 from ..metrics import nan_mean
 from ..score_keys import JUDGES
 from ..scorers.judge_check_verdicts import JUDGE_METRICS, UNREADABLE
 from .content import Absent, Content
-from .other_logs import Item, OtherLogs, items, log_name, read_full
+from .other_logs import Item, OtherLogs, items
 from .render import markdown
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def _scores(found: list[Item], judge: str) -> list[SampleScore]:
 
 def judge_rows(path: str) -> list[dict[str, Any]]:
     """One row per judge of one judge_check log."""
-    found = items(read_full(path))
+    found = items(path)
     judges: dict[str, str] = {}
     for item in found:
         judges.update((item.score.metadata or {}).get(JUDGES) or {})

@@ -18,7 +18,7 @@ from ..analysis.agreement import (
     panel_agreement,
     unreadable_shares,
 )
-from ..analysis.log_fields import records
+from ..analysis.logs import records
 from ..analysis.sample_rows import judge_labels
 from ..score_keys import OTHER, SELF
 

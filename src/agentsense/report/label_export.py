@@ -10,41 +10,25 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..analysis import logs
+from ..dataset.samples import scenario_of
 from ..dataset.schema import Scenario
 from ..errors import ReportError
 from .labels import Labels
 
 
 def _read_labelled(log: str) -> list[tuple[Scenario, dict[str, Any]]]:
-    from inspect_ai.analysis import (  # pandas: only when exporting
-        SampleColumn,
-        SampleScores,
-        samples_df,
-    )
-
-    path = Path(log)
-    if not path.is_file():
+    """The first epoch of every labelled scene, with the labels the scorer logged."""
+    if not Path(log).is_file():
         raise ReportError(f"{log}: no such log file.")
-    columns = [
-        SampleColumn("id", path="id", required=True, type=str),
-        SampleColumn("epoch", path="epoch"),
-        SampleColumn("scenario", path="metadata.scenario", full=True),
-        *SampleScores,
-    ]
-    try:
-        frame = samples_df(str(path), columns=columns, quiet=True)
-    except Exception as error:  # Inspect raises many types for unreadable files
-        raise ReportError(f"{log}: not a readable Inspect log ({error}).") from None
-    if "score_label_agreement_metadata" not in frame.columns:
+    if logs.task_of(logs.header(log)) != "labelling":
         raise ReportError(f"{log}: not an agentsense/labelling log (no label_agreement scores).")
     scenes = []
-    for row in frame[frame["epoch"] == 1].to_dict("records"):
-        metadata = row["score_label_agreement_metadata"]
-        labels = (json.loads(metadata) if isinstance(metadata, str) else metadata or {}).get(
-            "labels"
-        )
-        if labels:
-            scenes.append((Scenario.model_validate(json.loads(row["scenario"])), labels))
+    for sample in logs.samples(log):
+        score = (sample.scores or {}).get("label_agreement")
+        labels = (score.metadata or {}).get("labels") if score is not None else None
+        if sample.epoch == 1 and labels:
+            scenes.append((scenario_of(sample.metadata or {}), labels))
     return scenes
 
 

@@ -15,8 +15,8 @@ import statistics
 
 import pandas as pd
 
-from ..analysis.log_fields import records
 from ..analysis.log_reader import Runs
+from ..analysis.logs import records
 from ..score_keys import BLIND_MCQ_ACCURACY, GOAL_KEYS, MCQ_ACCURACY
 from .frames import Units
 from .render import DASH, Section, markdown

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..analysis.log_fields import records
+from ..analysis.logs import records
 from ..score_keys import HEADLINE
 from .frames import Units
 from .stats import Estimate, std_ci, variance_test

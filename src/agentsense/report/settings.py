@@ -17,8 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..analysis.log_fields import records
-from ..analysis.progress import shortfall
+from ..analysis.log_merge import shortfall
+from ..analysis.log_reader import JUDGED_TASKS
+from ..analysis.logs import records
 from ..errors import ReportError
 
 # Settings that must agree across runs (the judge panel only across runs that judge goals).
@@ -30,7 +31,6 @@ STRICT = (
     "option_mark",
     "dataset_family",
 )
-JUDGED_TASKS = ("goal", "full", "pairwise")
 ROUNDS = "rounds"
 UNCHECKED_KINDS = ("labelling", "script")
 

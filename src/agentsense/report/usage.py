@@ -1,126 +1,23 @@
 """Tokens and cost per role: who spent the run's budget (the report's *Cost and tokens*).
 
-Read from every sample's model events, so a re-judge appended by `inspect score` counts too
-(Inspect's own `EvalLog.stats` covers the eval only; the rows of the eval's own scorings and
-the simulation add up to it exactly, tested). A call is put into a *part* by its model role
-and by where it was made: in the solver (the simulation) or in a scorer (interviews, judges,
-critics). Cost is Inspect's (`ModelUsage.total_cost`), present when the models have prices
-(`--model-cost-config`); cache reads cost no tokens and are left out, as Inspect does.
+The calls are read from every sample's model events (`analysis.sample_rows.call_rows`), so a
+re-judge appended by `inspect score` counts too (Inspect's own `EvalLog.stats` covers the eval
+only; the rows of the eval's own scorings and the simulation add up to it exactly, tested). A
+call is put into a *part* by its model role and by where it was made: in the solver (the
+simulation) or in a scorer (interviews, judges, critics). Cost is Inspect's
+(`ModelUsage.total_cost`), present when the models have prices (`--model-cost-config`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from datetime import datetime
-from typing import Any
 
 import pandas as pd
-from inspect_ai.event import ModelEvent, SpanBeginEvent
-from inspect_ai.log import EvalSample, read_eval_log
 
-from ..analysis.log_fields import records
-from ..roles import CHARACTER_ROLE, JUDGE_ROLE, RECEIVER_ROLE, SENDER_ROLE
-from ..score_keys import JUDGE_REPEAT
-from .log_samples import run_paths, sample_frame
+from ..analysis.logs import records
 from .render import Section, markdown
 
-PLAYER_ROLES = (CHARACTER_ROLE, SENDER_ROLE, RECEIVER_ROLE)  # roles that play characters
-SIMULATION, SCORING = "simulation", "scoring"
-EVALUATED = "evaluated model"  # calls with no role
-RESCORED = " (re-scoring)"  # a part's calls made by `inspect score` after the eval
-COLUMNS = [
-    "log",
-    "id",
-    "epoch",
-    "phase",
-    "scoring",
-    "rescored",
-    "part",
-    "role",
-    "model",
-    "calls",
-    "input_tokens",
-    "output_tokens",
-    "total_tokens",
-    "cost",
-]
 SUMMED = ["calls", "input_tokens", "output_tokens", "total_tokens"]
-
-
-def part_of(phase: str, role: str | None) -> str:
-    """The part of the bill a call belongs to (`character turns`, `interviews`, `judges`, or
-    its role and phase for other tasks' roles: GCA's environment and critics, the builder)."""
-    if role == JUDGE_ROLE:
-        return "judges"
-    if role in PLAYER_ROLES:
-        part = "character turns" if phase == SIMULATION else "interviews"
-        return part if role == CHARACTER_ROLE else f"{part} ({role})"
-    return f"{role or EVALUATED} ({phase})"
-
-
-def _scorer_span(event: ModelEvent, spans: dict[str, SpanBeginEvent]) -> str | None:
-    """The id of the scorer span a call was made in, if any."""
-    span_id = event.span_id
-    while span_id is not None and span_id in spans:
-        span = spans[span_id]
-        if span.type == "scorer":
-            return span.id
-        span_id = span.parent_id
-    return None
-
-
-def _rescored(span: SpanBeginEvent, sample: EvalSample) -> bool:
-    """Whether a scorer ran after the sample had finished (`inspect score` re-scoring it)."""
-    if not sample.completed_at:
-        return False
-    return span.timestamp > datetime.fromisoformat(str(sample.completed_at))
-
-
-def sample_rows(sample: EvalSample, log: str) -> list[dict[str, Any]]:
-    """One row per model call of one sample."""
-    spans = {e.id: e for e in sample.events if isinstance(e, SpanBeginEvent)}
-    scorer_spans = [e.id for e in spans.values() if e.type == "scorer"]
-    later = {span for span in scorer_spans if _rescored(spans[span], sample)}
-    names = list(sample.scores or {})
-    # Scorer spans run in the order the scores were added (the eval's, then each re-score).
-    scoring_of = dict(zip(scorer_spans, names, strict=False))
-    rows = []
-    for event in sample.events:
-        if not isinstance(event, ModelEvent) or event.cache == "read":
-            continue
-        usage = event.output.usage if event.output is not None else None
-        if usage is None:
-            continue
-        span = _scorer_span(event, spans)
-        phase = SIMULATION if span is None else SCORING
-        name = scoring_of.get(span, "") if span is not None else ""
-        score = (sample.scores or {}).get(name)
-        repeat = (score.metadata or {}).get(JUDGE_REPEAT) if score is not None else None
-        rows.append(
-            {
-                "log": log,
-                "id": str(sample.id),
-                "epoch": int(sample.epoch),
-                "phase": phase,
-                "scoring": f"{name} (repeat {repeat})" if repeat else name,
-                "rescored": span in later,
-                "part": part_of(phase, event.role) + (RESCORED if span in later else ""),
-                "role": event.role or "",
-                "model": event.model,
-                "calls": 1,
-                "input_tokens": usage.input_tokens,
-                "output_tokens": usage.output_tokens,
-                "total_tokens": usage.total_tokens,
-                "cost": math.nan if usage.total_cost is None else usage.total_cost,
-            }
-        )
-    return rows
-
-
-def log_calls(path: str) -> pd.DataFrame:
-    """Every model call of one log, one row each."""
-    return sample_frame(path, sample_rows, COLUMNS)
 
 
 def _sum(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -148,21 +45,10 @@ def run_usage(calls: pd.DataFrame) -> pd.DataFrame:
     return parts
 
 
-def stats_totals(path: str, by: str) -> dict[str, tuple[int, int]]:
-    """Inspect's own (input, output) tokens of one log, by `model` or by `role`."""
-    stats = read_eval_log(path, header_only=True).stats
-    usage = stats.model_usage if by == "model" else stats.role_usage
-    return {key: (u.input_tokens, u.output_tokens) for key, u in usage.items()}
-
-
-def calls_of(runs: pd.DataFrame, paths: Sequence[str]) -> pd.DataFrame:
-    """The model calls of every run, labelled with the run's group."""
-    frames: list[pd.DataFrame] = []
-    for run in records(runs):
-        frames += [log_calls(path).assign(group=run["group"]) for path in run_paths(run, paths)]
-    if not frames:
-        return pd.DataFrame(columns=[*COLUMNS, "group"])
-    return pd.concat(frames, ignore_index=True)
+def calls_of(runs: pd.DataFrame, calls: pd.DataFrame) -> pd.DataFrame:
+    """The model calls of every run (`Runs.calls`), labelled with the run's group."""
+    groups = {str(run["log"]): run["group"] for run in records(runs)}
+    return calls[calls["log"].isin(groups)].assign(group=lambda f: f["log"].map(groups))
 
 
 def _tokens(value: float) -> str:
@@ -219,9 +105,9 @@ def _rows(parts: pd.DataFrame) -> list[list[str]]:
     ]
 
 
-def usage_section(runs: pd.DataFrame, paths: Sequence[str]) -> Section | str:
-    """The section, or why it is left out."""
-    calls = calls_of(runs, paths)
+def usage_section(runs: pd.DataFrame, calls: pd.DataFrame) -> Section | str:
+    """The section, or why it is left out (`calls`: `Runs.calls`)."""
+    calls = calls_of(runs, calls)
     if calls.empty:
         return "no model call with usage in the logs"
     parts = run_usage(calls)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...analysis.log_fields import records
+from ...analysis.logs import records
 from ..content import Absent, Content
 from ..document import Inputs
 from ..frames import Units

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...analysis.log_fields import records
-from ...analysis.progress import finish_hint, shortfall
+from ...analysis.log_merge import finish_hint, shortfall
+from ...analysis.logs import records
 from ..content import Absent, Content
 from ..document import Inputs
 from ..render import markdown

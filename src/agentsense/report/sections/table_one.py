@@ -63,7 +63,7 @@ def table_one_section(inputs: Inputs) -> Content:
 
 
 def _bill_notes(inputs: Inputs) -> str:
-    calls = calls_of(inputs.units.runs, inputs.paths)
+    calls = calls_of(inputs.units.runs, inputs.runs.calls)
     lines = table_one_notes(run_usage(calls)) if not calls.empty else []
     return "".join(f"\n\n- Tokens: {line} (see *Cost and tokens*)." for line in lines)
 
