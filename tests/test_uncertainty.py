@@ -11,9 +11,7 @@ import pytest
 from inspect_ai.scorer import SampleScore, Score
 from scipy import stats as sps
 
-from agentsense.metrics import clustered_uncertainty, profile_sensitivity
-from agentsense.report.render import cell
-from agentsense.report.stats import (
+from agentsense.analysis.stats import (
     DIFFERENCE,
     MIN_TEMPLATES,
     UNIT,
@@ -23,6 +21,8 @@ from agentsense.report.stats import (
     min_detectable_difference,
     template_bootstrap_ci,
 )
+from agentsense.metrics import clustered_uncertainty, profile_sensitivity
+from agentsense.report.render import cell
 
 # Templates 1: [1, 0, 1], 2: [.5, .5], 3: [0, 1]. Mean 4/7; deviation sums 2/7, -1/7, -1/7;
 # clustered SE = sqrt((4 + 1 + 1)/49 * 3/2) / 7 = 3/49; t interval with 2 degrees of freedom.

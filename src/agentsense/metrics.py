@@ -20,7 +20,7 @@ independent. Every scene mean carries Inspect's `stderr` clustered by `template_
 standard error with the finite-cluster correction C/(C-1), C = number of templates). No interval is
 logged: Inspect's `ci` is a Student-t interval that leaves [0, 1] with few templates (and a bound
 such as -0.169 widens its console cell enough to cut names at 80 columns); the report's and
-`compare`'s intervals stay in range (`report.stats`).
+`compare`'s intervals stay in range (`analysis.stats`).
 """
 
 from __future__ import annotations

@@ -24,12 +24,12 @@ import pandas as pd
 from ..analysis.log_merge import shortfall
 from ..analysis.log_reader import load_scores
 from ..analysis.logs import records
+from ..analysis.stats import Paired, Test, min_detectable_difference, paired
 from ..console import blocks
 from ..errors import ReportError
 from ..score_keys import BLIND_MCQ_ACCURACY, HEADLINE, MCQ_ACCURACY, SCENE_KEYS
 from .comparable import ALLOW_MIXED, ALLOW_TASK, differences
 from .render import markdown
-from .stats import Paired, Test, min_detectable_difference, paired
 
 DEFAULT_METRICS = (HEADLINE, MCQ_ACCURACY, BLIND_MCQ_ACCURACY)
 KEY = ["id", "epoch"]

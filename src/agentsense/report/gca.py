@@ -16,12 +16,12 @@ import pandas as pd
 
 from ..analysis import logs
 from ..analysis.logs import log_name
+from ..analysis.stats import Estimate, clustered_mean_ci
 from ..gca.scorer import KEYS, SCORE_KEYS
 from ..roles import CRITIC_ROLE
 from .content import Absent, Content
 from .other_logs import OtherLogs, items
 from .render import cell, markdown
-from .stats import Estimate, clustered_mean_ci
 
 if TYPE_CHECKING:
     from .document import Report

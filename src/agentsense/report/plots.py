@@ -21,7 +21,7 @@ import pandas as pd
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
-from .stats import Estimate, as_estimate
+from ..analysis.stats import Estimate, as_estimate
 
 PERCENT = 100.0
 MAX_LABEL = 40

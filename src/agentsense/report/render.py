@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .stats import Estimate
+from ..analysis.stats import Estimate
 
 DASH = "–"
 

@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 
 from ..analysis.logs import records
+from ..analysis.stats import Estimate, std_ci, variance_test
 from ..score_keys import HEADLINE
 from .frames import Units
-from .stats import Estimate, std_ci, variance_test
 
 DEFAULT_METRIC = HEADLINE
 ALPHA = 0.05

@@ -14,6 +14,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from ..analysis.stats import (
+    DIFFERENCE,
+    UNIT,
+    Bounds,
+    Estimate,
+    bounded_mean_ci,
+    mean_ci,
+    template_bootstrap_ci,
+)
 from ..metrics import profile_sensitivity
 from ..metrics import template_stds as template_std_list
 from ..score_keys import (
@@ -27,15 +36,6 @@ from ..score_keys import (
     SELF,
 )
 from .frames import CONVERSATIONS, Units
-from .stats import (
-    DIFFERENCE,
-    UNIT,
-    Bounds,
-    Estimate,
-    bounded_mean_ci,
-    mean_ci,
-    template_bootstrap_ci,
-)
 
 GOAL_COLUMNS = (SELF, OTHER)
 PANEL_COLUMNS = tuple(JUDGE_AGGREGATIONS)

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..analysis.logs import records
 from ..analysis.sample_rows import VALUE_METRICS
+from ..analysis.stats import clustered_mean_ci
 from ..analysis.variance import (
     COMPONENTS,
     REMEDY,
@@ -25,7 +26,6 @@ from ..analysis.variance import (
 )
 from ..score_keys import HEADLINE, JUDGE_REPEAT, MCQ_ACCURACY
 from .render import Section, markdown
-from .stats import clustered_mean_ci
 
 SHOWN_PROJECTIONS = (HEADLINE, MCQ_ACCURACY)
 CONVERSATION_KINDS = ("homogeneous", "pairwise")

@@ -8,13 +8,13 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from ...analysis.stats import Estimate
 from ..content import Absent, Content
 from ..document import Report
 from ..frames import Units
 from ..headers import HEADERS
 from ..plots import Panel
 from ..render import Section, wide
-from ..stats import Estimate
 
 
 def has_values(frame: pd.DataFrame, column: str) -> bool:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ...analysis.stats import MIN_TEMPLATES
 from ..content import Absent, Content
 from ..document import Inputs
-from ..stats import MIN_TEMPLATES
 from .shared import scored_scenes
 
 STATISTICS = f"""## Statistics

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...analysis.stats import MIN_TEMPLATES, Estimate
 from ...score_keys import BLIND_MCQ_ACCURACY, HEADLINE, MCQ_ACCURACY
 from .. import tables
 from ..content import Absent, Content
@@ -11,7 +12,6 @@ from ..document import Inputs
 from ..headers import HEADERS
 from ..plots import Panel, bar_figure
 from ..render import flat, frame_markdown
-from ..stats import MIN_TEMPLATES, Estimate
 from ..usage import calls_of, run_usage, table_one_notes
 from .shared import scored_scenes
 
