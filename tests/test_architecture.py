@@ -37,6 +37,7 @@ LAYERS: dict[str, int] = {
     "reply_json": 0,
     "roles": 0,
     "console": 0,
+    "sheets": 0,
     # scenes and the datasets built from screenplays
     "dataset": 1,
     "construction": 2,

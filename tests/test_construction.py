@@ -499,7 +499,7 @@ def test_build_solver_on_a_fountain_script_with_the_counts_as_task_arguments(
 
 def test_review_sheet_rows_and_applying_the_tags(built: tuple[Path, Path], tmp_path: Path) -> None:
     root, _ = built
-    with (root / "review.csv").open(encoding="utf-8") as handle:
+    with (root / "review.csv").open(encoding="utf-8-sig") as handle:  # a sheet has a BOM
         rows = list(csv.DictReader(handle))
     (result,) = export_scenarios([str(root / "logs")], None).builds
     goals = sum(len(s.goals) for t in result.templates for s in t.slots)

@@ -357,8 +357,8 @@ def run_labels(args: argparse.Namespace) -> int:
 
 def run_scenarios(args: argparse.Namespace) -> int:
     from .construction.export import export_scenarios, summary
-    from .construction.review import SheetError
     from .dataset.validation import DatasetError
+    from .sheets import SheetError
 
     if args.out is None and args.review is None:
         print(
