@@ -1,4 +1,4 @@
-"""The pinned CoSER files: downloaded with Inspect's `download`, sha256-verified and cached, against
+"""The pinned CoSER files: downloaded by `dataset.download`, sha256-verified and cached, against
 the project's test file server (`tests/file_server.py`) (good, tampered, truncated, cut, cached)."""
 
 from __future__ import annotations

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from agentsense.cache import cache_dir
-from agentsense.dataset import official
+from agentsense.dataset import download
+from agentsense.dataset.download import git_blob_id
 from agentsense.dataset.official import (
     OFFICIAL_SOURCES,
     OfficialSource,
-    git_blob_id,
     official_path,
     official_url,
 )
@@ -47,8 +47,8 @@ def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     cache = tmp_path / "cache"
     monkeypatch.setenv("AGENTSENSE_CACHE_DIR", str(cache))
     monkeypatch.delenv("AGENTSENSE_DATA_URL", raising=False)
-    monkeypatch.setattr(official, "RETRY_BACKOFF", 0.001)
-    monkeypatch.setattr(official, "TIMEOUT", 5.0)
+    monkeypatch.setattr(download, "RETRY_BACKOFF", 0.001)
+    monkeypatch.setattr(download, "TIMEOUT", 5.0)
     monkeypatch.setitem(OFFICIAL_SOURCES, "official", OfficialSource(UPSTREAM_PATH, GOOD_BLOB))
     return cache
 
@@ -90,7 +90,7 @@ def test_tampered_file_is_rejected_and_not_cached(online: FileServer, isolated: 
     assert "does not match the pinned blob id" in message and "not cached" in message
     assert GOOD_BLOB in message and git_blob_id(tampered) in message
     assert f"{len(tampered):,} bytes" in message and online.url in message
-    assert len(online.requests) == 1 + official.MAX_HASH_RETRIES
+    assert len(online.requests) == 1 + download.MAX_HASH_RETRIES
     assert cache_listing(isolated) == []
 
 
@@ -101,7 +101,7 @@ def test_truncated_transfer_is_rejected(online: FileServer, isolated: Path, mode
         official_path()
     message = str(caught.value)
     assert "could not be downloaded" in message and "truncated" in message
-    assert len(online.requests) == official.MAX_ATTEMPTS
+    assert len(online.requests) == download.MAX_ATTEMPTS
     assert cache_listing(isolated) == []
 
 
@@ -114,7 +114,7 @@ def test_server_down_fails_fast_with_offline_hints(
         probe.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{probe.getsockname()[1]}"
         monkeypatch.setenv("AGENTSENSE_DATA_URL", url)
-        monkeypatch.setattr(official, "RETRY_BACKOFF", 10.0)  # a retry would blow the time budget
+        monkeypatch.setattr(download, "RETRY_BACKOFF", 10.0)  # a retry would blow the time budget
         start = time.monotonic()
         with pytest.raises(DatasetError) as caught:
             official_path()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from agentsense.dataset.official import git_blob_id
+from agentsense.dataset.download import git_blob_id
 from agentsense.dataset.samples import demo_path
 from agentsense.dataset.schema import Scenario
 from agentsense.dataset.validation import read_scenarios

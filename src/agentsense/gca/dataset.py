@@ -7,7 +7,7 @@ the bundled demo fixtures, or a local JSON file in CoSER's schema.
 - `demo`: three small scenes written for this project in CoSER's schema (offline smoke runs);
 - a path to a JSON list of records.
 
-Downloads use Inspect's `inspect_ai.util.download` (sha256 check, retries, atomic rename) into
+Downloads are `dataset.download`'s (sha256 check, retries, atomic rename), into
 `<agentsense cache>/coser/`; `AGENTSENSE_COSER_URL` replaces the base URL (a mirror, or a local
 server in tests). A record missing a field the protocol needs is rejected before any model call,
 with its index and the field.
@@ -22,13 +22,11 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import httpx
-import tenacity
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.util import download
 from pydantic import ValidationError
 
 from ..cache import cache_dir
+from ..dataset.download import SHA256, DownloadError, Pin, download
 from ..dataset.validation import FITS, MAX_REPORTED, DatasetError, schema_of
 from ..errors import PrerequisiteError
 from .compared_texts import reference_text
@@ -38,7 +36,6 @@ REPOSITORY = "Neph0s/CoSER"
 COMMIT = "624efc50db7be3a4e37cec6a1c58ed434dc9f2ce"
 DEFAULT_BASE_URL = f"https://raw.githubusercontent.com/{REPOSITORY}/{COMMIT}"
 URL_ENV = "AGENTSENSE_COSER_URL"
-TIMEOUT = 60.0
 DEMO = "demo"
 
 
@@ -98,30 +95,20 @@ def pinned_path(name: str) -> Path:
     """The verified local copy of a pinned CoSER file, downloaded on first use."""
     pinned = PINNED[name]
     dest = cache_dir() / "coser" / pinned.file_name
-    url = coser_url(name)
+    url, base = coser_url(name), PurePosixPath(pinned.path).name
     hints = (
-        f"To proceed: download {url} yourself and pass -T dataset=/path/to/"
-        f"{PurePosixPath(pinned.path).name}, or put it in {dest.parent} as {pinned.file_name}, "
-        "or run the bundled scenes with -T dataset=demo."
+        f"  - download {url} yourself and pass -T dataset=/path/to/{base}\n"
+        f"  - or put it in {dest.parent} as {pinned.file_name}\n"
+        "  - or run the bundled scenes with -T dataset=demo"
+    )
+    label = f"The CoSER file {pinned.path}"
+    pin = Pin(
+        url, dest, pinned.sha256, SHA256, base, label, f"commit {COMMIT} of {REPOSITORY}", hints
     )
     try:
-        return download(url, pinned.sha256, dest, timeout=TIMEOUT)
-    except ValueError as error:  # checksum mismatch: nothing was cached
-        raise GCADataError(
-            url,
-            f"The CoSER file {pinned.path} from {url} does not match the pinned sha256 "
-            f"({error}); it was not cached. The address may not serve commit {COMMIT} of "
-            f"{REPOSITORY}, or a proxy altered it.\n{hints}",
-        ) from None
-    except (httpx.HTTPError, OSError, tenacity.RetryError) as error:
-        if isinstance(error, tenacity.RetryError):  # transient failures until retries ran out
-            cause = error.last_attempt.exception()
-            reason = f"{cause} (after {error.last_attempt.attempt_number} attempts)"
-        else:
-            reason = str(error)
-        raise GCADataError(
-            url, f"The CoSER file {pinned.path} could not be downloaded ({reason}).\n{hints}"
-        ) from None
+        return download(pin)
+    except DownloadError as error:
+        raise GCADataError(url, str(error)) from None
 
 
 def dataset_path(dataset: str) -> Path:
