@@ -16,7 +16,7 @@ from agentsense.analysis.logs import samples
 from agentsense.analysis.sample_rows import SIMULATION, call_rows, part_of
 from agentsense.report.assemble import write_report
 from agentsense.report.document import ReportOptions
-from agentsense.report.usage import run_usage
+from agentsense.report.sections.usage import run_usage
 from agentsense.tasks.homogeneous import full
 
 AGENT = "standin/persona/agent"

@@ -35,7 +35,7 @@ from agentsense.errors import PrerequisiteError
 from agentsense.models.rules import Request, flaky, flip_probability, persona
 from agentsense.report.assemble import write_report
 from agentsense.report.document import ReportOptions
-from agentsense.report.variance_components import decompositions, run_rows
+from agentsense.report.sections.variance_components import decompositions, run_rows
 from agentsense.scorers.repeats import checked_repeat, repeat_seed
 from agentsense.scorers.scoring import goal_completion
 from agentsense.tasks.homogeneous import goal
@@ -306,7 +306,7 @@ def test_the_users_path_eval_epochs_rejudge_report(
 def test_projection_at_the_design_matches_the_clustered_interval() -> None:
     """The model's half-width at the data's own E and K is the template-clustered half-width
     of the scene means (60 templates: the latter's relative error is about 10%)."""
-    from agentsense.report.variance_components import _observed_half_width
+    from agentsense.report.sections.variance_components import _observed_half_width
 
     data = synthetic(60, 4, 2, 2, seed=5)
     model = projected_half_width(decompose(data), 2, 2)

@@ -1,7 +1,7 @@
 """`agentsense report`: logs -> report.md, CSV tables, PNG figures and figures.json, one folder.
 
-The sections are listed in `SECTIONS` (title -> function), in report order; each is in a module of
-`report.sections` (or, with its own computation, of `report`) named after it.
+The sections are listed in `SECTIONS` (title -> function), in report order, each in a module of
+`report.sections`.
 """
 
 from __future__ import annotations
@@ -14,61 +14,41 @@ from pathlib import Path
 
 from ..analysis.log_reader import Runs, load_runs
 from ..analysis.logs import log_paths, records
-from .construction import construction_section
-from .content import Absent, Content
-from .document import NO_RUN, Inputs, Report, ReportOptions
+from .document import NO_RUN, Absent, Content, Inputs, Report, ReportOptions
 from .frames import Units, build_units
-from .gca import gca_section
-from .headers import HEADERS
-from .judge_check_section import judge_check_section
 from .labels import apply_labels, read_labels
 from .other_logs import OtherLogs, split_logs
 from .out_folder import check_out
-from .repeated import repeated_section
-from .sections.attack_defence import attack_section
 from .sections.breakdowns import (
     SCENE_FACTORS,
+    attack_section,
     category_section,
     overconfidence_section,
+    pairs_section,
     scene_section,
 )
-from .sections.human_labels import human_labels_section
-from .sections.judge_reliability import reliability_section
-from .sections.label_agreement import labelling_section
-from .sections.leakage_baseline import leakage_section
+from .sections.judges import human_labels_section, reliability_section
+from .sections.other_tasks import construction_section, gca_section, judge_check_section
 from .sections.profile_sensitivity import sensitivity_section
 from .sections.runs import (
     notes_section,
     run_line,
     runs_section,
+    statistics_section,
     unfinished_banner,
     unfinished_lines,
 )
-from .sections.sender_receiver import pairs_section
-from .sections.shared import written
-from .sections.statistics_notes import statistics_section
-from .sections.table_one import table_one_section
-from .sections.trivial_baselines import baselines_section
-from .sections.uncertainty import uncertainty_section
-from .table_two import script_prediction_section
-from .usage import usage_section
-from .variance_components import variance_section
-
-
-def table_two_section(inputs: Inputs) -> Content:
-    return written(script_prediction_section(inputs.units), inputs.report)
-
-
-def repeated_runs_section(inputs: Inputs) -> Content:
-    return written(repeated_section(inputs.runs, inputs.units, HEADERS), inputs.report)
-
-
-def variance_components_section(inputs: Inputs) -> Content:
-    return written(variance_section(inputs.units.runs, inputs.runs.values), inputs.report)
-
-
-def cost_section(inputs: Inputs) -> Content:
-    return written(usage_section(inputs.units.runs, inputs.runs.calls), inputs.report)
+from .sections.scores import (
+    baselines_section,
+    labelling_section,
+    leakage_section,
+    repeated_section,
+    table_one_section,
+    table_two_section,
+    uncertainty_section,
+)
+from .sections.usage import usage_section
+from .sections.variance_components import variance_section
 
 
 @dataclass(frozen=True)
@@ -88,7 +68,7 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Table 1", table_one_section),
     ("Leakage baseline", leakage_section),
     ("Table 2", table_two_section),
-    ("Repeated runs", repeated_runs_section),
+    ("Repeated runs", repeated_section),
     ("Goal categories", category_section),
     ("Over-confidence", overconfidence_section),
     *((label, scene_section(by, label, name, figure)) for by, label, name, figure in SCENE_FACTORS),
@@ -100,8 +80,8 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Judge check", LogSection(judge_check_section)),
     ("Trivial baselines", baselines_section),
     ("Uncertainty", uncertainty_section),
-    ("Variance components", variance_components_section),
-    ("Cost and tokens", cost_section),
+    ("Variance components", variance_section),
+    ("Cost and tokens", usage_section),
     ("Labelling", labelling_section),
     ("Construction", LogSection(construction_section)),
     ("GCA", LogSection(gca_section)),

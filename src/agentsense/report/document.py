@@ -1,5 +1,6 @@
 """What a report section gets and writes into: the options of `agentsense report`, the report
-being written (its CSVs, figures and section titles) and the `Inputs` every section is given."""
+being written (its CSVs, figures and section titles) and the `Inputs` every section is given; a
+section returns its Markdown, or `Absent` with the reason it is left out."""
 
 from __future__ import annotations
 
@@ -17,6 +18,16 @@ from .plots import FigureRecord
 from .sensitivity import ALPHA, DEFAULT_METRIC
 
 NO_RUN = f"no model run among the inputs (a log of {READ_TASKS})"
+
+
+@dataclass(frozen=True)
+class Absent:
+    """A section left out, and why (one line in the report and on the console)."""
+
+    reason: str
+
+
+Content = str | Absent
 
 
 @dataclass

@@ -202,6 +202,14 @@ def real_scenes(units: Units) -> pd.DataFrame:
     return units.scenes[units.scenes["kind"].isin(["homogeneous", "pairwise"])]
 
 
+def scored_scenes(units: Units) -> pd.DataFrame:
+    return units.scenes[units.scenes["kind"].isin(["homogeneous", "pairwise", "blind"])]
+
+
+def has_values(frame: pd.DataFrame, column: str) -> bool:
+    return column in frame.columns and bool(frame[column].notna().any())
+
+
 def scene_breakdown(units: Units, by: str) -> pd.DataFrame:
     return breakdown(real_scenes(units), by, SCENE_BREAKDOWN_METRICS)
 

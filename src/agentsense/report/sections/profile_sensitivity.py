@@ -7,19 +7,16 @@ from pathlib import Path
 import pandas as pd
 
 from .. import tables
-from ..content import Absent, Content
-from ..document import Inputs
-from ..headers import HEADERS
+from ..document import Absent, Content, Inputs
 from ..plots import FigureRecord, Panel, bar_figure
-from ..render import markdown
+from ..render import header, markdown
 from ..sensitivity import Sensitivity, profile_sensitivity, std_estimates
-from .shared import has_values
 
 
 def sensitivity_section(inputs: Inputs) -> Content:
     units, options, report = inputs.units, inputs.options, inputs.report
     metric = options.sensitivity_metric
-    if not has_values(tables.real_scenes(units), metric):
+    if not tables.has_values(tables.real_scenes(units), metric):
         return Absent(f"no conversation run scored {metric} (choose --sensitivity-metric)")
     result = profile_sensitivity(units, metric, options.alpha)
     if result.templates.empty:
@@ -60,7 +57,7 @@ def _sensitivity_figure(result: Sensitivity, path: Path) -> FigureRecord:
     stds = std_estimates(result.tests)
     templates = sorted({t for by_template in stds.values() for t in by_template}, key=_order)
     panel = Panel(
-        f"Per-template std of {HEADERS.get(result.metric, result.metric)}",
+        f"Per-template std of {header(result.metric)}",
         [f"{t}*" if t in abnormal else t for t in templates],
         {group: [by_template.get(t) for t in templates] for group, by_template in stds.items()},
     )

@@ -13,10 +13,10 @@ from typing import Any
 
 import pandas as pd
 
-from ..analysis.logs import records
-from ..analysis.sample_rows import VALUE_METRICS
-from ..analysis.stats import clustered_mean_ci
-from ..analysis.variance import (
+from ...analysis.logs import records
+from ...analysis.sample_rows import VALUE_METRICS
+from ...analysis.stats import clustered_mean_ci
+from ...analysis.variance import (
     COMPONENTS,
     REMEDY,
     Decomposition,
@@ -24,8 +24,9 @@ from ..analysis.variance import (
     projection,
     with_intervals,
 )
-from ..score_keys import HEADLINE, JUDGE_REPEAT, MCQ_ACCURACY
-from .render import Section, markdown
+from ...score_keys import HEADLINE, JUDGE_REPEAT, MCQ_ACCURACY
+from ..document import Absent, Content, Inputs
+from ..render import markdown
 
 SHOWN_PROJECTIONS = (HEADLINE, MCQ_ACCURACY)
 CONVERSATION_KINDS = ("homogeneous", "pairwise")
@@ -168,11 +169,11 @@ def _projection_markdown(found: list[tuple[dict[str, Any], str, Decomposition]])
     return "\n\n".join(blocks)
 
 
-def variance_section(runs: pd.DataFrame, values: pd.DataFrame) -> Section | str:
-    """The section, or why it is left out (`values`: `Runs.values`)."""
+def variance_section(inputs: Inputs) -> Content:
+    runs, values = inputs.units.runs, inputs.runs.values
     found = decompositions(runs, values)
     if not found:
-        return "no scored conversation run (full, goal, info or pairwise)"
+        return Absent("no scored conversation run (full, goal, info or pairwise)")
     head = ["Run", "metric", "templates", "scenes", "epochs", "repeats", "SD", *COMPONENTS]
     rows = [
         [
@@ -197,7 +198,6 @@ def variance_section(runs: pd.DataFrame, values: pd.DataFrame) -> Section | str:
             _projection_markdown(found),
         ]
     )
-    return Section(
-        text,
-        {"variance": variance_table(found), "variance_projection": projection_table(found)},
-    )
+    inputs.report.csv(variance_table(found), "variance")
+    inputs.report.csv(projection_table(found), "variance_projection")
+    return text

@@ -14,8 +14,9 @@ import math
 
 import pandas as pd
 
-from ..analysis.logs import records
-from .render import Section, markdown
+from ...analysis.logs import records
+from ..document import Absent, Content, Inputs
+from ..render import markdown
 
 SUMMED = ["calls", "input_tokens", "output_tokens", "total_tokens"]
 
@@ -105,11 +106,10 @@ def _rows(parts: pd.DataFrame) -> list[list[str]]:
     ]
 
 
-def usage_section(runs: pd.DataFrame, calls: pd.DataFrame) -> Section | str:
-    """The section, or why it is left out (`calls`: `Runs.calls`)."""
-    calls = calls_of(runs, calls)
+def usage_section(inputs: Inputs) -> Content:
+    calls = calls_of(inputs.units.runs, inputs.runs.calls)
     if calls.empty:
-        return "no model call with usage in the logs"
+        return Absent("no model call with usage in the logs")
     parts = run_usage(calls)
     head = ["Run", "part", "calls", "input", "output", "% tokens", "per scene", "cost", "% cost"]
     text = USAGE_INTRO + "\n\n" + markdown(head, _rows(parts))
@@ -118,4 +118,6 @@ def usage_section(runs: pd.DataFrame, calls: pd.DataFrame) -> Section | str:
             "\n\nNo prices in these logs: run with `--model-cost-config prices.yaml` (see "
             "README, *Judge repeats, variance components, tokens and cost*)."
         )
-    return Section(text, {"usage": parts, "usage_by_scene": scene_usage(calls)})
+    inputs.report.csv(parts, "usage")
+    inputs.report.csv(scene_usage(calls), "usage_by_scene")
+    return text
