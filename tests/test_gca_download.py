@@ -118,6 +118,6 @@ def test_pins() -> None:
         )
         == OFFICIAL
     )
-    assert PINNED["example"].sha256 == (
+    assert PINNED["example"].digest == (
         "7d3d771d9dd55d4ff950b4dacc1b79b502c183258d1344c2c3abbe2eddaab451"
     )

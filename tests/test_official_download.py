@@ -13,13 +13,8 @@ import pytest
 
 from agentsense.cache import cache_dir
 from agentsense.dataset import download
-from agentsense.dataset.download import git_blob_id
-from agentsense.dataset.official import (
-    OFFICIAL_SOURCES,
-    OfficialSource,
-    official_path,
-    official_url,
-)
+from agentsense.dataset.download import PinnedFile, git_blob_id
+from agentsense.dataset.official import OFFICIAL_SOURCES, official_path, official_url
 from agentsense.dataset.validation import DatasetError
 from file_server import FileServer, Reply, file_server
 
@@ -49,7 +44,7 @@ def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     monkeypatch.delenv("AGENTSENSE_DATA_URL", raising=False)
     monkeypatch.setattr(download, "RETRY_BACKOFF", 0.001)
     monkeypatch.setattr(download, "TIMEOUT", 5.0)
-    monkeypatch.setitem(OFFICIAL_SOURCES, "official", OfficialSource(UPSTREAM_PATH, GOOD_BLOB))
+    monkeypatch.setitem(OFFICIAL_SOURCES, "official", PinnedFile(UPSTREAM_PATH, GOOD_BLOB))
     return cache
 
 
@@ -174,7 +169,7 @@ def test_git_blob_id_matches_git() -> None:
 
 
 def test_pins_and_default_locations(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert PINNED["official"].blob == "0bf36a3aadc15bffa686f93feae44ce1d6497c26"
+    assert PINNED["official"].digest == "0bf36a3aadc15bffa686f93feae44ce1d6497c26"
     roles = PINNED["official_roles"]
     assert roles.file_name == "data_with_role-6394521d336900c12604782c72e9a09dd6991f5c.jsonl"
     assert official_url("official_roles") == (

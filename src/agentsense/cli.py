@@ -348,7 +348,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_labels(args: argparse.Namespace) -> int:
-    from .report.label_export import export_labels
+    from .report.labels import export_labels
 
     count = export_labels(args.log, args.out, args.dataset_out)
     print(f"Wrote the labels of {count} scenes to {args.out}.")

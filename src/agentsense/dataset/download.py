@@ -19,7 +19,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import httpx
 import tenacity
@@ -68,29 +68,58 @@ def file_sha256(path: Path) -> str:
 
 @dataclass(frozen=True)
 class Digest:
-    """What a file is pinned by: its name, how to compute it, how a user checks a copy."""
+    """What a file is pinned by: its name, how to compute it, how a user checks a copy, and how
+    many of its digits name the cached copy."""
 
     name: str
     of: Callable[[Path], str]
     check: str
+    shown: int
 
 
-BLOB_ID = Digest("blob id", file_blob_id, "`git hash-object FILE`")
-SHA256 = Digest("sha256", file_sha256, "`sha256sum FILE`")
+BLOB_ID = Digest("blob id", file_blob_id, "`git hash-object FILE`", 40)
+SHA256 = Digest("sha256", file_sha256, "`sha256sum FILE`", 16)
+
+
+@dataclass(frozen=True)
+class PinnedFile:
+    """A data file of a repository at a pinned commit: its path there and the digest it must
+    have (a git blob id, 40 hex digits, or a sha256, 64), and how many records it holds."""
+
+    path: str
+    digest: str
+    records: int | None = None
+
+    @property
+    def kind(self) -> Digest:
+        return BLOB_ID if len(self.digest) == 40 else SHA256
+
+    @property
+    def base_name(self) -> str:
+        """The upstream file name, e.g. `final_data.jsonl`."""
+        return PurePosixPath(self.path).name
+
+    @property
+    def file_name(self) -> str:
+        """The cache file name; it carries the digest so a new pin never reuses an old file."""
+        upstream = PurePosixPath(self.path)
+        return f"{upstream.stem}-{self.digest[: self.kind.shown]}{upstream.suffix}"
 
 
 @dataclass(frozen=True)
 class Pin:
-    """One download: where from, where to, the digest it must have and how to do without it."""
+    """One download: the file, where from and into which folder, and how to do without it."""
 
+    file: PinnedFile
     url: str
-    target: Path
-    expected: str
-    digest: Digest
-    name: str  # the upstream file name, e.g. final_data.jsonl
+    folder: Path
     label: str  # e.g. "The official AgentSense file final_data.jsonl"
     origin: str  # e.g. "commit 2e12d8c of ljcleo/agent_sense"
     hints: str  # how to proceed without the download
+
+    @property
+    def target(self) -> Path:
+        return self.folder / self.file.file_name
 
 
 def _status(message: str) -> None:
@@ -117,11 +146,11 @@ def _cached_is_valid(pin: Pin) -> bool:
     """Whether the target holds the pinned file; a wrong file is deleted so it gets replaced."""
     if not pin.target.is_file():
         return False
-    found = pin.digest.of(pin.target)
-    if found == pin.expected:
+    found = pin.file.kind.of(pin.target)
+    if found == pin.file.digest:
         return True
     _status(
-        f"cached {pin.target} does not match {pin.digest.name} {pin.expected} (got {found}); "
+        f"cached {pin.target} does not match {pin.file.kind.name} {pin.file.digest} (got {found}); "
         "deleting it and downloading again"
     )
     pin.target.unlink(missing_ok=True)
@@ -133,19 +162,21 @@ def _fetch(pin: Pin) -> Path:
     for mismatch in range(MAX_HASH_RETRIES + 1):
         temp, size = _retried(pin)
         found = _store_if_valid(temp, pin)
-        if found == pin.expected:
+        if found == pin.file.digest:
             _status(
-                f"downloaded {pin.name} ({size:,} bytes, {pin.digest.name} verified) "
+                f"downloaded {pin.file.base_name} ({size:,} bytes, {pin.file.kind.name} verified) "
                 f"to {pin.target}"
             )
             return pin.target
         if mismatch < MAX_HASH_RETRIES:
-            _status(f"download does not match {pin.digest.name} {pin.expected}; retrying once")
+            _status(
+                f"download does not match {pin.file.kind.name} {pin.file.digest}; retrying once"
+            )
     raise DownloadError(
-        f"The download of {pin.name} from {pin.url} does not match the pinned "
-        f"{pin.digest.name} (expected {pin.expected}, got {found}, {size:,} bytes); it was not "
-        f"cached.\nA proxy may have altered it, or that address does not serve the pinned "
-        f"version ({pin.origin}; check a copy with {pin.digest.check}). Then:\n{pin.hints}"
+        f"The download of {pin.file.base_name} from {pin.url} does not match the pinned "
+        f"{pin.file.kind.name} (expected {pin.file.digest}, got {found}, {size:,} bytes); it was "
+        f"not cached.\nA proxy may have altered it, or that address does not serve the pinned "
+        f"version ({pin.origin}; check a copy with {pin.file.kind.check}). Then:\n{pin.hints}"
     )
 
 
@@ -168,7 +199,7 @@ def _reason(error: BaseException) -> str:
 
 def _retried(pin: Pin) -> tuple[Path, int]:
     """`_transfer`, retried on transient failures with a growing wait."""
-    _status(f"downloading {pin.name} from {pin.url} ...")
+    _status(f"downloading {pin.file.base_name} from {pin.url} ...")
     attempt = tenacity.Retrying(
         retry=tenacity.retry_if_exception(_transient),
         stop=tenacity.stop_after_attempt(MAX_ATTEMPTS),
@@ -220,8 +251,8 @@ def _store_if_valid(temp: Path, pin: Pin) -> str:
     """Rename `temp` to the target if it has the pinned digest, else delete it; its digest."""
     stored = False
     try:
-        found = pin.digest.of(temp)
-        if found == pin.expected:
+        found = pin.file.kind.of(temp)
+        if found == pin.file.digest:
             # No fsync: a file damaged by a crash fails re-verification and is fetched again.
             os.replace(temp, pin.target)
             stored = True

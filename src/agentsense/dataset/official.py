@@ -23,12 +23,11 @@ caching are `dataset.download`'s, the one download of the project's pinned files
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from ..cache import cache_dir
 from ..errors import PrerequisiteError
-from .download import BLOB_ID, DownloadError, Pin, download
+from .download import DownloadError, Pin, PinnedFile, download
 from .validation import DatasetError
 
 REPOSITORY = "ljcleo/agent_sense"
@@ -37,34 +36,13 @@ DEFAULT_BASE_URL = f"https://raw.githubusercontent.com/{REPOSITORY}/{COMMIT}"
 DATA_URL_ENV = "AGENTSENSE_DATA_URL"
 
 
-@dataclass(frozen=True)
-class OfficialSource:
-    """One official data file: where it lives in the repository and the blob id it must have."""
-
-    path: str
-    blob: str
-
-    @property
-    def base_name(self) -> str:
-        """The upstream file name, e.g. `final_data.jsonl`."""
-        return PurePosixPath(self.path).name
-
-    @property
-    def file_name(self) -> str:
-        """The cache file name; it carries the blob id so a new pin never reuses an old file."""
-        upstream = PurePosixPath(self.path)
-        return f"{upstream.stem}-{self.blob}{upstream.suffix}"
-
-
 # Looked up at call time, so tests can swap an entry for a synthetic file.
-OFFICIAL_SOURCES: dict[str, OfficialSource] = {
-    "official": OfficialSource(
-        path="SENSE/data/final_data.jsonl",
-        blob="0bf36a3aadc15bffa686f93feae44ce1d6497c26",
+OFFICIAL_SOURCES: dict[str, PinnedFile] = {
+    "official": PinnedFile(
+        "SENSE/data/final_data.jsonl", "0bf36a3aadc15bffa686f93feae44ce1d6497c26"
     ),
-    "official_roles": OfficialSource(
-        path="SENSE/data/data_with_role.jsonl",
-        blob="6394521d336900c12604782c72e9a09dd6991f5c",
+    "official_roles": PinnedFile(
+        "SENSE/data/data_with_role.jsonl", "6394521d336900c12604782c72e9a09dd6991f5c"
     ),
 }
 
@@ -79,7 +57,7 @@ class OfficialDataError(DatasetError):
         self.problems = []
 
 
-def _source(name: str) -> OfficialSource:
+def _source(name: str) -> PinnedFile:
     try:
         return OFFICIAL_SOURCES[name]
     except KeyError:
@@ -110,16 +88,7 @@ def official_path(name: str = "official") -> Path:
         "  - or run on the bundled set with -T dataset=demo"
     )
     label = f"The official AgentSense file {source.base_name}"
-    pin = Pin(
-        url,
-        cache_dir() / source.file_name,
-        source.blob,
-        BLOB_ID,
-        source.base_name,
-        label,
-        f"commit {COMMIT} of {REPOSITORY}",
-        hints,
-    )
+    pin = Pin(source, url, cache_dir(), label, f"commit {COMMIT} of {REPOSITORY}", hints)
     try:
         return download(pin)
     except DownloadError as error:

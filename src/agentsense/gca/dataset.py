@@ -17,16 +17,15 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 from pydantic import ValidationError
 
 from ..cache import cache_dir
-from ..dataset.download import SHA256, DownloadError, Pin, download
+from ..dataset.download import DownloadError, Pin, PinnedFile, download
 from ..dataset.validation import FITS, MAX_REPORTED, DatasetError, schema_of
 from ..errors import PrerequisiteError
 from .compared_texts import reference_text
@@ -37,20 +36,6 @@ COMMIT = "624efc50db7be3a4e37cec6a1c58ed434dc9f2ce"
 DEFAULT_BASE_URL = f"https://raw.githubusercontent.com/{REPOSITORY}/{COMMIT}"
 URL_ENV = "AGENTSENSE_COSER_URL"
 DEMO = "demo"
-
-
-@dataclass(frozen=True)
-class PinnedFile:
-    """A data file of the CoSER repository at the pinned commit, with its sha256."""
-
-    path: str
-    sha256: str
-    records: int
-
-    @property
-    def file_name(self) -> str:
-        upstream = PurePosixPath(self.path)
-        return f"{upstream.stem}-{self.sha256[:16]}{upstream.suffix}"
 
 
 # Looked up at call time, so tests can swap an entry for a synthetic file.
@@ -93,18 +78,14 @@ def coser_url(name: str) -> str:
 
 def pinned_path(name: str) -> Path:
     """The verified local copy of a pinned CoSER file, downloaded on first use."""
-    pinned = PINNED[name]
-    dest = cache_dir() / "coser" / pinned.file_name
-    url, base = coser_url(name), PurePosixPath(pinned.path).name
+    pinned, url, folder = PINNED[name], coser_url(name), cache_dir() / "coser"
     hints = (
-        f"  - download {url} yourself and pass -T dataset=/path/to/{base}\n"
-        f"  - or put it in {dest.parent} as {pinned.file_name}\n"
+        f"  - download {url} yourself and pass -T dataset=/path/to/{pinned.base_name}\n"
+        f"  - or put it in {folder} as {pinned.file_name}\n"
         "  - or run the bundled scenes with -T dataset=demo"
     )
     label = f"The CoSER file {pinned.path}"
-    pin = Pin(
-        url, dest, pinned.sha256, SHA256, base, label, f"commit {COMMIT} of {REPOSITORY}", hints
-    )
+    pin = Pin(pinned, url, folder, label, f"commit {COMMIT} of {REPOSITORY}", hints)
     try:
         return download(pin)
     except DownloadError as error:

@@ -67,19 +67,13 @@ def judge_columns(scenes: pd.DataFrame) -> list[str]:
     return [column for column in scenes.columns if str(column).startswith("judge: ")]
 
 
+# The row (group) a unit belongs to; each unit frame adds what identifies its units.
+ROW_KEYS = ["group", "family", "variant", "kind"]
+
+
 def scene_units(scenes: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
     """One row per (group, scene); not per task: a `goal` and a `full` run of one model pool."""
-    keys = [
-        "group",
-        "family",
-        "variant",
-        "kind",
-        "model",
-        "sender",
-        "receiver",
-        "id",
-        *SCENE_ATTRIBUTES,
-    ]
+    keys = [*ROW_KEYS, "model", "sender", "receiver", "id", *SCENE_ATTRIBUTES]
     units = _average(scenes, keys, metrics)
     if not units.empty:
         counts = scenes.groupby(keys, dropna=False, sort=True).size().rename(CONVERSATIONS)
@@ -88,57 +82,20 @@ def scene_units(scenes: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
 
 
 def goal_units(goals: pd.DataFrame) -> pd.DataFrame:
-    keys = [
-        "group",
-        "family",
-        "variant",
-        "kind",
-        "id",
-        "template_id",
-        "character",
-        "goal_index",
-        "category",
-        "role",
-        "player",
-    ]
+    keys = [*ROW_KEYS, "id", "template_id", "character", "goal_index", "category", "role", "player"]
     return _average(goals, keys, list(GOAL_KEYS))
 
 
 def character_units(goals: pd.DataFrame) -> pd.DataFrame:
     """Per character: the mean over its goals in each epoch, then over epochs."""
-    keys = [
-        "group",
-        "family",
-        "variant",
-        "kind",
-        "sender",
-        "receiver",
-        "id",
-        "template_id",
-        "character",
-        "role",
-        "player",
-    ]
+    keys = [*ROW_KEYS, "sender", "receiver", "id", "template_id", "character", "role", "player"]
     per_epoch = _average(goals, [*keys, "epoch"], list(GOAL_KEYS))
     return _average(per_epoch, keys, list(GOAL_KEYS))
 
 
 def question_units(mcqs: pd.DataFrame) -> pd.DataFrame:
-    keys = [
-        "group",
-        "family",
-        "variant",
-        "kind",
-        "id",
-        "template_id",
-        "asker",
-        "item",
-        "asker_model",
-        "target",
-        "target_model",
-        "asker_role",
-        "target_role",
-    ]
+    keys = [*ROW_KEYS, "id", "template_id", "asker", "item", "asker_model", "target"]
+    keys += ["target_model", "asker_role", "target_role"]
     return _average(mcqs, keys, ["correct"])
 
 
