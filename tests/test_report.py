@@ -28,7 +28,7 @@ from agentsense.dataset.samples import load_scenarios
 from agentsense.errors import ReportError
 from agentsense.report.frames import build_units
 from agentsense.report.labels import Labels, apply_labels
-from agentsense.report.sensitivity import abnormal_templates
+from agentsense.report.sections.profile_sensitivity import abnormal_templates
 from agentsense.report.tables import scene_breakdown
 from agentsense.tasks import blind
 from agentsense.tasks.homogeneous import full, goal

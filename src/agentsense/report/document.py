@@ -12,10 +12,10 @@ import pandas as pd
 
 from ..analysis.log_reader import Runs
 from ..analysis.logs import READ_TASKS
+from ..score_keys import HEADLINE
 from .frames import Units
 from .other_logs import OtherLogs
 from .plots import FigureRecord
-from .sensitivity import ALPHA, DEFAULT_METRIC
 
 NO_RUN = f"no model run among the inputs (a log of {READ_TASKS})"
 
@@ -36,8 +36,8 @@ class ReportOptions:
     allow_mixed: bool = False
     labels: Path | None = None
     annotations: Path | None = None  # a filled `agentsense annotate` sheet (CSV)
-    sensitivity_metric: str = DEFAULT_METRIC
-    alpha: float = ALPHA
+    sensitivity_metric: str = HEADLINE  # the paper's primary metric
+    alpha: float = 0.05  # the paper's
     scorer: str | None = None  # one scoring of re-judged logs; default: all, newest first
     prefer_newest: bool = False  # conflicting duplicate samples: keep the newest log's
     figures: bool = True

@@ -27,23 +27,8 @@ from ..frames import Units
 from ..plots import agreement_heatmaps
 from ..render import markdown, number, percent
 
-SUMMARY_COLUMNS = [
-    "run",
-    "judges",
-    "units",
-    "fleiss_kappa",
-    "krippendorff_alpha",
-    "mean_cohen_kappa",
-    "self_agreement",
-    "other_agreement",
-    "always_yes_agreement",
-    "always_no_agreement",
-    "self_overconfidence",
-    "other_overconfidence",
-]
-CATEGORY_COLUMNS = [
-    "run",
-    "category",
+# The agreement columns of a run, and of a goal category of a run.
+AGREEMENT_COLUMNS = [
     "units",
     "fleiss_kappa",
     "krippendorff_alpha",
@@ -52,6 +37,9 @@ CATEGORY_COLUMNS = [
     "other_agreement",
     "always_yes_agreement",
 ]
+SUMMARY_COLUMNS = ["run", "judges", *AGREEMENT_COLUMNS, "always_no_agreement"]
+SUMMARY_COLUMNS += ["self_overconfidence", "other_overconfidence"]
+CATEGORY_COLUMNS = ["run", "category", *AGREEMENT_COLUMNS]
 
 
 @dataclass

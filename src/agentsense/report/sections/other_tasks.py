@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -39,6 +40,20 @@ from ...scorers.judge_check_verdicts import JUDGE_METRICS, UNREADABLE
 from ..document import Absent, Content, Report
 from ..other_logs import Item, OtherLogs, items
 from ..render import cell, estimate_columns, markdown
+
+NO_LOG = "no agentsense/{} log among the inputs"
+
+
+def _read(
+    others: OtherLogs, task: str, table: Callable[[list[str]], pd.DataFrame], empty: str
+) -> tuple[list[str], pd.DataFrame] | Absent:
+    """The task's logs and their table, or why the section is left out."""
+    paths = others.of(task)
+    if not paths:
+        return Absent(NO_LOG.format(task))
+    frame = table(paths)
+    return Absent(empty) if frame.empty else (paths, frame)
+
 
 # --- judge check -------------------------------------------------------------------------------
 
@@ -116,12 +131,10 @@ def _share(value: object, n: object = None) -> str:
 
 
 def judge_check_section(others: OtherLogs, report: Report) -> Content:
-    paths = others.of("judge_check")
-    if not paths:
-        return Absent("no agentsense/judge_check log among the inputs")
-    table = judge_check_table(paths)
-    if table.empty:
-        return Absent("no judge_check log has a scored sample")
+    read = _read(others, "judge_check", judge_check_table, "no judge_check log has a scored sample")
+    if isinstance(read, Absent):
+        return read
+    paths, table = read
     report.csv(table, "judge_check")
     for path in paths:
         part = table[table["log"] == log_name(path)]
@@ -253,7 +266,7 @@ def _with_total(scripts: pd.DataFrame) -> list[dict[str, Any]]:
 def construction_section(others: OtherLogs, report: Report) -> Content:
     paths = others.of("construct")
     if not paths:
-        return Absent("no agentsense/construct log among the inputs")
+        return Absent(NO_LOG.format("construct"))
     scripts, drops, failed = construction_tables(paths)
     if scripts.empty:
         return Absent("no agentsense/construct log has a built script")
@@ -354,12 +367,10 @@ def _by_book(text: str) -> str:
 
 
 def gca_section(others: OtherLogs, report: Report) -> Content:
-    paths = others.of("gca")
-    if not paths:
-        return Absent("no agentsense/gca log among the inputs")
-    table = gca_table(paths)
-    if table.empty:
-        return Absent("no agentsense/gca log has a scored scene")
+    read = _read(others, "gca", gca_table, "no agentsense/gca log has a scored scene")
+    if isinstance(read, Absent):
+        return read
+    table = read[1]
     report.csv(_flat(table), "gca")
     for r in table.itertuples():
         report.runs.append(f"gca {r.actor}: 1 log, {r.scenes} scenes, critic {r.critic}")

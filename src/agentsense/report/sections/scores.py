@@ -34,6 +34,19 @@ from ..render import (
 )
 from .usage import calls_of, run_usage, table_one_notes
 
+ROW = ("run", "Model / sender × receiver")  # a row's name in the CSV and in the Markdown
+
+
+def table_section(
+    inputs: Inputs, table: pd.DataFrame, why: str, name: str, text: str, row: tuple[str, str] = ROW
+) -> Content:
+    """A section that is one table of Estimate cells (`name.csv`), after its `text`."""
+    if table.empty:
+        return Absent(why)
+    inputs.report.csv(flat(table, row[0]), name)
+    return text + frame_markdown(table, row[1])
+
+
 # --- Table 1 -----------------------------------------------------------------------------------
 
 
@@ -68,8 +81,7 @@ def table_one_section(inputs: Inputs) -> Content:
         "PSI: mean over templates of the per-template std of the scene scores (goal PSI on judge "
         "majority) [95% percentile bootstrap over templates]; templates with fewer than 2 scored "
         "scenes are skipped. n scenes and n conversations count the row's units and the "
-        "conversations pooled into them.\n\n"
-        + frame_markdown(shown, "Model / sender × receiver", with_n=False)
+        "conversations pooled into them.\n\n" + frame_markdown(shown, ROW[1], with_n=False)
     )
     panels = [
         Panel(header(m), list(table.index), {"mean": list(table[m])})
@@ -103,15 +115,12 @@ def leakage_section(inputs: Inputs) -> Content:
         return Absent("no agentsense/blind log among the inputs")
     if not tables.has_values(tables.real_scenes(inputs.units), MCQ_ACCURACY):
         return Absent("no run with MCQs after a conversation (full, info or pairwise) to compare")
-    table = tables.leakage(inputs.units)
-    if table.empty:
-        return Absent("no blind run has the model (or pair) of a run with MCQs")
-    inputs.report.csv(flat(table, "run"), "leakage")
-    return (
+    text = (
         "## Leakage baseline (blind test, §4.3)\n\nMCQ accuracy answered from the scenario "
         "alone (blind) and after the interaction; the gain is paired over the scenes in both.\n\n"
-        + frame_markdown(table, "Model / sender × receiver")
     )
+    why = "no blind run has the model (or pair) of a run with MCQs"
+    return table_section(inputs, tables.leakage(inputs.units), why, "leakage", text)
 
 
 TABLE_TWO = (SCRIPT_ACCURACY, BLIND_MCQ_ACCURACY)
@@ -274,17 +283,15 @@ def repeated_section(inputs: Inputs) -> Content:
 
 
 def labelling_section(inputs: Inputs) -> Content:
-    table = tables.label_agreement(inputs.units)
-    if table.empty:
-        return Absent("no agentsense/labelling log among the inputs")
-    inputs.report.csv(flat(table, "labeller"), "label_agreement")
-    return (
+    text = (
         "## Labelling: agreement with the dataset's labels\n\nShare of scenario types, goal "
         "categories and sender/receiver roles the labeller gave as the records have them, in %, "
         "mean [95% CI] (n scenes with that label). Export the labels with `agentsense labels LOG "
         "--out labels.json` and pass `--labels labels.json`.\n\n"
-        + frame_markdown(table, "Labeller")
     )
+    why = "no agentsense/labelling log among the inputs"
+    table = tables.label_agreement(inputs.units)
+    return table_section(inputs, table, why, "label_agreement", text, ("labeller", "Labeller"))
 
 
 def baselines_section(inputs: Inputs) -> Content:
