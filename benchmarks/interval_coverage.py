@@ -16,7 +16,7 @@ import argparse
 
 import numpy as np
 
-from agentsense.report.stats import cluster_fit, clustered_mean_ci
+from agentsense.analysis.stats import cluster_fit, clustered_mean_ci
 
 SCENES, GOALS, SPREAD = 5, 4, 8.0  # Beta(mean * SPREAD, (1 - mean) * SPREAD) per template
 

@@ -35,7 +35,7 @@ from agentsense.analysis.agreement import (
     panel_agreement,
     unreadable_shares,
 )
-from agentsense.analysis.answer_frame import ANSWER_COLUMNS
+from agentsense.analysis.sample_rows import ANSWER_COLUMNS
 from agentsense.sense.scorers.answer_reading import robust_yes
 
 JUDGES = {

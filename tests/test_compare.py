@@ -15,9 +15,9 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from scipy import stats as sps
 
+from agentsense.analysis.stats import paired
 from agentsense.cli import main
 from agentsense.report.compare import CompareOptions, compare, comparison_table
-from agentsense.report.stats import paired
 from agentsense.tasks import full
 
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b", "standin/persona/judge-c"]

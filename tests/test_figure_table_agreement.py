@@ -11,8 +11,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from agentsense.analysis.stats import std_ci
 from agentsense.cli import main
-from agentsense.report.stats import std_ci
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The pinned CoSER files: downloaded with Inspect's `download`, sha256-verified and cached, against
+"""The pinned CoSER files: downloaded by `dataset.download`, sha256-verified and cached, against
 the project's test file server (`tests/file_server.py`) (good, tampered, truncated, cut, cached)."""
 
 from __future__ import annotations
@@ -118,6 +118,6 @@ def test_pins() -> None:
         )
         == OFFICIAL
     )
-    assert PINNED["example"].sha256 == (
+    assert PINNED["example"].digest == (
         "7d3d771d9dd55d4ff950b4dacc1b79b502c183258d1344c2c3abbe2eddaab451"
     )

@@ -11,15 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from agentsense.engine import download
 from agentsense.engine.cache import cache_dir
-from agentsense.sense.dataset import official
-from agentsense.sense.dataset.official import (
-    OFFICIAL_SOURCES,
-    OfficialSource,
-    git_blob_id,
-    official_path,
-    official_url,
-)
+from agentsense.engine.download import PinnedFile, git_blob_id
+from agentsense.sense.dataset.official import OFFICIAL_SOURCES, official_path, official_url
 from agentsense.sense.dataset.validation import DatasetError
 from file_server import FileServer, Reply, file_server
 
@@ -47,9 +42,9 @@ def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     cache = tmp_path / "cache"
     monkeypatch.setenv("AGENTSENSE_CACHE_DIR", str(cache))
     monkeypatch.delenv("AGENTSENSE_DATA_URL", raising=False)
-    monkeypatch.setattr(official, "RETRY_BACKOFF", 0.001)
-    monkeypatch.setattr(official, "TIMEOUT", 5.0)
-    monkeypatch.setitem(OFFICIAL_SOURCES, "official", OfficialSource(UPSTREAM_PATH, GOOD_BLOB))
+    monkeypatch.setattr(download, "RETRY_BACKOFF", 0.001)
+    monkeypatch.setattr(download, "TIMEOUT", 5.0)
+    monkeypatch.setitem(OFFICIAL_SOURCES, "official", PinnedFile(UPSTREAM_PATH, GOOD_BLOB))
     return cache
 
 
@@ -90,7 +85,7 @@ def test_tampered_file_is_rejected_and_not_cached(online: FileServer, isolated: 
     assert "does not match the pinned blob id" in message and "not cached" in message
     assert GOOD_BLOB in message and git_blob_id(tampered) in message
     assert f"{len(tampered):,} bytes" in message and online.url in message
-    assert len(online.requests) == 1 + official.MAX_HASH_RETRIES
+    assert len(online.requests) == 1 + download.MAX_HASH_RETRIES
     assert cache_listing(isolated) == []
 
 
@@ -101,7 +96,7 @@ def test_truncated_transfer_is_rejected(online: FileServer, isolated: Path, mode
         official_path()
     message = str(caught.value)
     assert "could not be downloaded" in message and "truncated" in message
-    assert len(online.requests) == official.MAX_ATTEMPTS
+    assert len(online.requests) == download.MAX_ATTEMPTS
     assert cache_listing(isolated) == []
 
 
@@ -114,7 +109,7 @@ def test_server_down_fails_fast_with_offline_hints(
         probe.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{probe.getsockname()[1]}"
         monkeypatch.setenv("AGENTSENSE_DATA_URL", url)
-        monkeypatch.setattr(official, "RETRY_BACKOFF", 10.0)  # a retry would blow the time budget
+        monkeypatch.setattr(download, "RETRY_BACKOFF", 10.0)  # a retry would blow the time budget
         start = time.monotonic()
         with pytest.raises(DatasetError) as caught:
             official_path()
@@ -174,7 +169,7 @@ def test_git_blob_id_matches_git() -> None:
 
 
 def test_pins_and_default_locations(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert PINNED["official"].blob == "0bf36a3aadc15bffa686f93feae44ce1d6497c26"
+    assert PINNED["official"].digest == "0bf36a3aadc15bffa686f93feae44ce1d6497c26"
     roles = PINNED["official_roles"]
     assert roles.file_name == "data_with_role-6394521d336900c12604782c72e9a09dd6991f5c.jsonl"
     assert official_url("official_roles") == (

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from agentsense.engine.conversation import Turn, visible_text
-from agentsense.sense.dataset.official import git_blob_id
+from agentsense.engine.download import git_blob_id
 from agentsense.sense.dataset.samples import demo_path
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.dataset.validation import read_scenarios
@@ -316,7 +316,7 @@ def test_models_never_see_other_characters_secrets_or_goals(clean_run: Run) -> N
 LAUNCHER = (
     "import os, sys\n"
     "from agentsense.sense.dataset import official as o\n"
-    "o.OFFICIAL_SOURCES['official'] = o.OfficialSource(o.OFFICIAL_SOURCES['official'].path,"
+    "o.OFFICIAL_SOURCES['official'] = o.PinnedFile(o.OFFICIAL_SOURCES['official'].path,"
     " os.environ['AGENTSENSE_TEST_BLOB'])\n"
     "import runpy\n"
     "sys.argv[0] = 'inspect'\n"

@@ -21,13 +21,13 @@ from inspect_ai.solver import generate
 from scipy import stats as sps
 
 from agentsense.analysis.log_reader import load_runs
-from agentsense.analysis.mcq_target import mcq_target
+from agentsense.analysis.sample_rows import mcq_target
+from agentsense.analysis.stats import mean_ci, variance_test
 from agentsense.cli import main
 from agentsense.engine.errors import ReportError
 from agentsense.report.frames import build_units
 from agentsense.report.labels import Labels, apply_labels
-from agentsense.report.sensitivity import abnormal_templates
-from agentsense.report.stats import mean_ci, variance_test
+from agentsense.report.sections.profile_sensitivity import abnormal_templates
 from agentsense.report.tables import scene_breakdown
 from agentsense.sense.dataset.samples import load_scenarios
 from agentsense.tasks import blind, full, goal, pairwise

@@ -17,6 +17,7 @@ from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
 
+from agentsense.analysis.stats import Estimate, mean_ci
 from agentsense.report.assemble import write_report
 from agentsense.report.document import ReportOptions
 from agentsense.report.plots import (
@@ -28,7 +29,6 @@ from agentsense.report.plots import (
     draw_bars,
     draw_heatmap,
 )
-from agentsense.report.stats import Estimate, mean_ci
 from agentsense.sense.prompts import GOAL_CATEGORIES
 from agentsense_logs import JUDGES
 

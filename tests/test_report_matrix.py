@@ -24,10 +24,11 @@ from inspect_ai.log import read_eval_log, write_eval_log
 from agentsense.analysis.log_merge import LogData, merge_logs, signature
 from agentsense.cli import main
 from agentsense.engine.errors import ReportError
-from agentsense.report import assemble, tables, variance_components
+from agentsense.report import assemble, tables
 from agentsense.report.assemble import SECTIONS, load_inputs, report_data, write_report
 from agentsense.report.document import Report, ReportOptions
-from agentsense.report.sections import judge_reliability
+from agentsense.report.sections import judges as judge_sections
+from agentsense.report.sections import variance_components
 from agentsense_logs import AGENT, JUDGES, KINDS, OTHER_KINDS, REJUDGE, rejudge, run_kind
 
 SUBSETS = [
@@ -107,7 +108,7 @@ def once(function: Callable[..., Any]) -> Callable[..., Any]:
 ONCE = {
     (variance_components, "with_intervals"): once(variance_components.with_intervals),
     (tables, "psi_estimate"): once(tables.psi_estimate),
-    (judge_reliability, "judge_tables"): once(judge_reliability.judge_tables),
+    (judge_sections, "judge_tables"): once(judge_sections.judge_tables),
 }
 
 

@@ -15,8 +15,8 @@ from inspect_ai.log import EvalLog, EvalSample, read_eval_log, write_eval_log
 from agentsense.construction.build import BuildResult
 from agentsense.coser.scorer import KEYS
 from agentsense.report.assemble import write_report
-from agentsense.report.construction import COUNTS
 from agentsense.report.document import ReportOptions
+from agentsense.report.sections.other_tasks import COUNTS
 
 NAN = math.nan
 

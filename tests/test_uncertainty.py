@@ -11,8 +11,7 @@ import pytest
 from inspect_ai.scorer import SampleScore, Score
 from scipy import stats as sps
 
-from agentsense.report.render import cell
-from agentsense.report.stats import (
+from agentsense.analysis.stats import (
     DIFFERENCE,
     MIN_TEMPLATES,
     UNIT,
@@ -22,6 +21,7 @@ from agentsense.report.stats import (
     min_detectable_difference,
     template_bootstrap_ci,
 )
+from agentsense.report.render import cell
 from agentsense.sense.metrics import clustered_uncertainty, profile_sensitivity
 
 # Templates 1: [1, 0, 1], 2: [.5, .5], 3: [0, 1]. Mean 4/7; deviation sums 2/7, -1/7, -1/7;

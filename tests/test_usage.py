@@ -1,4 +1,4 @@
-"""Tokens and cost per role (`report.usage`): the sums equal Inspect's own usage totals."""
+"""Tokens and cost per role (`report/sections/usage.py`): the sums equal Inspect's usage totals."""
 
 from __future__ import annotations
 
@@ -12,14 +12,28 @@ from inspect_ai import eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelCost, ModelInfo, set_model_info
 
+from agentsense.analysis.logs import samples
+from agentsense.analysis.sample_rows import SIMULATION, call_rows, part_of
 from agentsense.report.assemble import write_report
 from agentsense.report.document import ReportOptions
-from agentsense.report.usage import SIMULATION, log_calls, part_of, run_usage, stats_totals
+from agentsense.report.sections.usage import run_usage
 from agentsense.tasks import full
 
 AGENT = "standin/persona/agent"
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b"]
 PRICES = {AGENT: (1.0, 2.0), JUDGES[0]: (10.0, 30.0), JUDGES[1]: (5.0, 15.0)}  # $ / M tokens
+
+
+def log_calls(path: str) -> pd.DataFrame:
+    """Every model call of one log, one row each (what the report's usage tables sum)."""
+    return pd.DataFrame([row for sample in samples(path) for row in call_rows(path, sample)])
+
+
+def stats_totals(path: str, by: str) -> dict[str, tuple[int, int]]:
+    """Inspect's own (input, output) tokens of one log, by `model` or by `role`."""
+    stats = read_eval_log(path, header_only=True).stats
+    usage = stats.model_usage if by == "model" else stats.role_usage
+    return {key: (u.input_tokens, u.output_tokens) for key, u in usage.items()}
 
 
 def _sums(calls: pd.DataFrame, by: str) -> dict[str, tuple[int, int]]:

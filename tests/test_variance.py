@@ -21,6 +21,7 @@ import pytest
 from inspect_ai import eval, score
 from inspect_ai.log import read_eval_log, write_eval_log
 
+from agentsense.analysis.log_reader import load_runs
 from agentsense.analysis.variance import (
     COMPONENTS,
     decompose,
@@ -32,7 +33,7 @@ from agentsense.cli import main
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.report.assemble import write_report
 from agentsense.report.document import ReportOptions
-from agentsense.report.variance_components import decompositions, run_rows
+from agentsense.report.sections.variance_components import decompositions, run_rows
 from agentsense.sense import goal_completion
 from agentsense.sense.dataset.samples import load_scenarios
 from agentsense.sense.scorers.scoring import checked_repeat, repeat_seed
@@ -182,8 +183,9 @@ def _decomposed(path: Path, metric: str) -> dict[str, object]:
     report = write_report([str(path)], ReportOptions(out=path.parent / "report", figures=False))
     assert "Variance components" in report.sections
     runs = pd.DataFrame([{"log": str(path), "group": "g", "kind": "homogeneous"}])
-    found = {m: r for _, m, r in decompositions(runs, [str(path)])}
-    return {"result": found[metric], "rows": run_rows(runs.iloc[0].to_dict(), [str(path)])}
+    values = load_runs([str(path)]).values
+    found = {m: r for _, m, r in decompositions(runs, values)}
+    return {"result": found[metric], "rows": run_rows(runs.iloc[0].to_dict(), values)}
 
 
 def test_judges_that_never_flip_have_no_judging_share(tmp_path: Path) -> None:
@@ -304,7 +306,7 @@ def test_the_users_path_eval_epochs_rejudge_report(
 def test_projection_at_the_design_matches_the_clustered_interval() -> None:
     """The model's half-width at the data's own E and K is the template-clustered half-width
     of the scene means (60 templates: the latter's relative error is about 10%)."""
-    from agentsense.report.variance_components import _observed_half_width
+    from agentsense.report.sections.variance_components import _observed_half_width
 
     data = synthetic(60, 4, 2, 2, seed=5)
     model = projected_half_width(decompose(data), 2, 2)

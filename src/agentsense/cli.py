@@ -25,25 +25,25 @@ EXIT_REGRESSION = 1
 EXIT_ERROR = 2
 
 
+def _logs(parser: argparse.ArgumentParser, help: str, nargs: str = "+") -> None:
+    parser.add_argument("logs", nargs=nargs, metavar="LOG_OR_DIR", help=help)
+
+
+def _flag(parser: argparse.ArgumentParser, name: str, help: str) -> None:
+    parser.add_argument(name, action="store_true", help=help)
+
+
 def _report_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "report",
         help="tables, figures and statistics from AgentSense logs",
         description="Write report.md, CSV tables and PNG figures from AgentSense logs.",
     )
-    parser.add_argument(
-        "logs", nargs="*", metavar="LOG_OR_DIR", help="log files or folders of logs"
-    )
+    _logs(parser, "log files or folders of logs", "*")
     parser.add_argument("--out", required=True, type=Path, help="output folder (created if needed)")
     _merge_options(parser)
-    parser.add_argument(
-        "--no-figures", action="store_true", help="tables and text only (faster, no PNGs)"
-    )
-    parser.add_argument(
-        "--allow-mixed",
-        action="store_true",
-        help="put runs made with different protocol settings side by side",
-    )
+    _flag(parser, "--no-figures", "tables and text only (faster, no PNGs)")
+    _flag(parser, "--allow-mixed", "put runs made with different protocol settings side by side")
     parser.add_argument(
         "--labels",
         type=Path,
@@ -69,10 +69,10 @@ def _merge_options(parser: argparse.ArgumentParser) -> None:
         help="read this scoring of re-judged logs (e.g. goal_completion1, appended by `inspect "
         "score --action append`); default: all scorings, the newest first",
     )
-    parser.add_argument(
+    _flag(
+        parser,
         "--prefer-newest",
-        action="store_true",
-        help="a sample in several logs of one run with different scores: keep the newest "
+        "a sample in several logs of one run with different scores: keep the newest "
         "log's (default: refuse)",
     )
 
@@ -121,18 +121,16 @@ def _compare_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         default="t",
         help="one-sided regression test (default: t)",
     )
-    parser.add_argument(
+    _flag(
+        parser,
         "--allow-mixed",
-        action="store_true",
-        help="compare runs whose dataset, protocol, seed, judge panel, cast or pairing differ",
+        "compare runs whose dataset, protocol, seed, judge panel, cast or pairing differ",
     )
-    parser.add_argument(
-        "--allow-task-change", action="store_true", help="compare runs of different tasks"
-    )
-    parser.add_argument(
+    _flag(parser, "--allow-task-change", "compare runs of different tasks")
+    _flag(
+        parser,
         "--allow-incomplete",
-        action="store_true",
-        help="compare even if a run did not finish or NEW lacks samples of BASE",
+        "compare even if a run did not finish or NEW lacks samples of BASE",
     )
     parser.add_argument("--csv", type=Path, help="also write the comparison as CSV")
 
@@ -161,9 +159,7 @@ def _scenarios_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
         "(official schema plus provenance), validated before it is written; optionally write "
         "or apply a human-validation sheet (paper App. A.3).",
     )
-    parser.add_argument(
-        "logs", nargs="+", metavar="LOG_OR_DIR", help="construct logs or folders of logs"
-    )
+    _logs(parser, "construct logs or folders of logs", "+")
     parser.add_argument("--out", type=Path, help="dataset file to write (JSONL)")
     parser.add_argument("--review", type=Path, help="write a validation sheet (CSV) to fill")
     parser.add_argument("--accept", type=Path, help="apply a filled validation sheet (CSV)")
@@ -186,9 +182,7 @@ def _annotate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "row per judge question). With --labels: read the filled sheet and write each judge's "
         "agreement with the people, and the annotators' own.",
     )
-    parser.add_argument(
-        "logs", nargs="+", metavar="LOG_OR_DIR", help="logs of agentsense/goal, full or pairwise"
-    )
+    _logs(parser, "logs of agentsense/goal, full or pairwise", "+")
     parser.add_argument(
         "--out", required=True, type=Path, help="sheet to write (CSV), or with --labels a folder"
     )
@@ -342,7 +336,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_labels(args: argparse.Namespace) -> int:
-    from agentsense.report.label_export import export_labels
+    from agentsense.report.labels import export_labels
 
     count = export_labels(args.log, args.out, args.dataset_out)
     print(f"Wrote the labels of {count} scenes to {args.out}.")
@@ -351,7 +345,7 @@ def run_labels(args: argparse.Namespace) -> int:
 
 def run_scenarios(args: argparse.Namespace) -> int:
     from agentsense.construction.export import export_scenarios, summary
-    from agentsense.construction.review import SheetError
+    from agentsense.engine.sheets import SheetError
     from agentsense.sense.dataset.validation import DatasetError
 
     if args.out is None and args.review is None:

@@ -1,6 +1,6 @@
 """Judge-panel agreement, and how far self and other answers agree with the judges.
 
-Input: an answers frame (`answer_frame.ANSWER_COLUMNS`). A *unit* is one judge question about one
+Input: an answers frame (`sample_rows.ANSWER_COLUMNS`). A *unit* is one judge question about one
 goal of one sample (log, id, epoch, character, goal_index, item); every judge of the panel
 answers it. Per group (a run, optionally a goal category):
 
@@ -187,13 +187,3 @@ def panel_agreement(answers: pd.DataFrame, by_category: bool = False) -> pd.Data
         if (stats := group_agreement(part))
     ]
     return pd.DataFrame(rows)
-
-
-def pairwise_table(answers: pd.DataFrame) -> pd.DataFrame:
-    """Cohen's κ of every pair of judges of every run (for the heat map)."""
-    parts = [
-        cohen_pairs(judge_matrix(part)).assign(log=log)
-        for log, part in answers.groupby("log", sort=True)
-        if not judge_matrix(part).empty
-    ]
-    return pd.concat(parts, ignore_index=True) if parts else cohen_pairs(pd.DataFrame())

@@ -29,8 +29,9 @@ import pandas as pd
 from sklearn.metrics import cohen_kappa_score
 
 from agentsense.analysis.agreement import fleiss
-from agentsense.analysis.log_fields import records
+from agentsense.analysis.logs import records
 from agentsense.engine.conversation import Turn, visible_text
+from agentsense.engine.sheets import SheetError
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.scorers.goal import majority
 
@@ -47,6 +48,11 @@ FREE_TEXT_PREFIXES = ("note", "comment")  # columns people add for remarks; neve
 YES_LABELS = ("yes", "y")
 NO_LABELS = ("no", "n")
 NAN = math.nan
+OUTCOME = "nothing computed"
+HINT = (
+    "Labels are yes or no (y/n, any case); fix the rows listed or write a new sheet with "
+    "`agentsense annotate LOGS --out SHEET.csv`."
+)
 
 Unit = tuple[str, str, int]  # (run log, sample id, epoch)
 
@@ -157,26 +163,29 @@ def annotator_columns(columns: Sequence[str]) -> tuple[list[str], list[SheetProb
     return annotators, problems
 
 
-def check_sheet(sheet: pd.DataFrame, expected: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """The labels of a filled sheet (rows x annotators, 1/0/NaN, indexed by row number) checked
-    against the rows `annotate` wrote (`expected`); raises `SheetError` listing every problem."""
+def check_sheet(
+    columns: list[str], sheet: list[dict[str, str]], expected: pd.DataFrame
+) -> tuple[pd.DataFrame, list[str]]:
+    """The labels of a filled sheet (`sheets.read_sheet`: its columns and rows) as rows x
+    annotators (1/0/NaN, indexed by row number), checked against the rows `annotate` wrote
+    (`expected`); raises `SheetError` listing every problem."""
     problems = [
         SheetProblem(f"column {c!r}", "missing (restore it from the sheet annotate wrote)")
         for c in SHEET_COLUMNS
-        if c not in sheet.columns
+        if c not in columns
     ]
-    annotators, extra = annotator_columns(list(sheet.columns))
+    annotators, extra = annotator_columns(columns)
     problems += extra
     if not annotators:
         problems.append(
             SheetProblem("columns", f"no annotator column (headers starting {ANNOTATOR_PREFIX!r})")
         )
     if problems:
-        raise SheetError(problems)
+        raise SheetError(problems, OUTCOME, HINT)
     wanted = expected.set_index("row")
     seen: set[int] = set()
     labels: dict[int, dict[str, float]] = {}
-    for line, record in enumerate(records(sheet), start=2):  # line 1: the header
+    for line, record in enumerate(sheet, start=2):  # line 1: the header
         row = _row_number(record["row"])
         where = f"row {record['row']!r} (line {line})"
         if row is None or row not in wanted.index:
@@ -196,7 +205,7 @@ def check_sheet(sheet: pd.DataFrame, expected: pd.DataFrame) -> tuple[pd.DataFra
     if missing:
         problems.append(SheetProblem(f"rows {_ranges(missing)}", "missing from the sheet"))
     if problems:
-        raise SheetError(problems)
+        raise SheetError(problems, OUTCOME, HINT)
     matrix = pd.DataFrame.from_dict(labels, orient="index", columns=annotators).sort_index()
     return matrix, annotators
 
@@ -251,23 +260,6 @@ def _ranges(numbers: Sequence[int]) -> str:
         if number is not None:
             start = previous = number
     return ", ".join(parts)
-
-
-class SheetError(ValueError):
-    """A filled sheet that cannot be used; every problem is named by row or column."""
-
-    MAX_LISTED = 25
-
-    def __init__(self, problems: Sequence[SheetProblem]) -> None:
-        self.problems = list(problems)
-        shown = "\n".join(f"  - {p}" for p in self.problems[: self.MAX_LISTED])
-        more = len(self.problems) - self.MAX_LISTED
-        tail = f"\n  ... and {more} more" if more > 0 else ""
-        super().__init__(
-            f"{len(self.problems)} problem(s) in the sheet, nothing computed:\n{shown}{tail}\n"
-            "Labels are yes or no (y/n, any case); fix the rows listed or write a new sheet "
-            "with `agentsense annotate LOGS --out SHEET.csv`."
-        )
 
 
 # --- the human truth and the statistics ----------------------------------------------------------

@@ -12,17 +12,20 @@ level by level from the bottom, with unweighted means at each level (exact for b
 an approximation otherwise) and negative estimates set to 0. A level with no replication (one
 epoch per scene, one repeat per conversation, one scene per template, one template) cannot be
 separated from the level above it: its variance is carried by that level, which is then named
-for both. Intervals come from a percentile bootstrap over templates.
+for both. Intervals come from the percentile bootstrap over templates (`stats.template_bootstrap`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy import stats
+
+from agentsense.analysis.stats import template_bootstrap
 
 # Bottom-up: the column that identifies a unit at each level, and the level's name.
 LEVELS = (
@@ -155,32 +158,30 @@ def decompose(frame: pd.DataFrame) -> Decomposition:
 def with_intervals(
     frame: pd.DataFrame, seed: int = 0, resamples: int = RESAMPLES, level: float = CONFIDENCE
 ) -> Decomposition:
-    """`decompose`, with percentile-bootstrap intervals of the shares (templates resampled
-    with replacement, each copy a template of its own); none with fewer than 2 templates."""
+    """`decompose`, with percentile-bootstrap intervals of the shares (`stats.template_bootstrap`:
+    templates resampled with replacement, each copy a template of its own); none with fewer than
+    2 templates."""
     value, keys = _prepared(frame)
     result = _nested(value, keys)
     template = keys[-1]
     rows_of = [np.flatnonzero(template == t) for t in range(template.max() + 1)]
     if len(rows_of) < 2:
         return result
-    rng = np.random.default_rng(seed)
     width = [int(k.max()) + 1 for k in keys]
-    draws: dict[str, list[float]] = {name: [] for name in COMPONENTS}
-    for _ in range(resamples):
-        picked = rng.choice(len(rows_of), size=len(rows_of), replace=True)
+
+    def shares(picked: np.ndarray) -> np.ndarray:
         rows = np.concatenate([rows_of[i] for i in picked])
         copy = np.repeat(np.arange(len(picked)), [len(rows_of[i]) for i in picked])
         # A copy's units are units of their own: offset every key by the copy number.
         copied = [k[rows] + copy * w for k, w in zip(keys, width, strict=True)]
-        shares = _nested(value[rows], copied).shares()
-        for name, share in shares.items():
-            if share is not None:
-                draws[name].append(share)
-    tail = (1 - level) / 2 * 100
+        drawn = _nested(value[rows], copied).shares()
+        return np.array([np.nan if drawn[n] is None else drawn[n] for n in COMPONENTS])
+
+    low, high = template_bootstrap(shares, len(rows_of), resamples, level, seed)
     result.intervals = {
-        name: (float(np.percentile(values, tail)), float(np.percentile(values, 100 - tail)))
-        for name, values in draws.items()
-        if values and result.variances[name] is not None
+        name: (float(low[k]), float(high[k]))
+        for k, name in enumerate(COMPONENTS)
+        if math.isfinite(low[k]) and result.variances[name] is not None
     }
     return result
 

@@ -14,7 +14,6 @@ from typing import Any
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset
-from pydantic import ValidationError
 
 from agentsense.construction import build_counts
 from agentsense.construction.build import BuildSettings
@@ -23,21 +22,13 @@ from agentsense.construction.construct_solver import (
     checked_scripts,
     script_sample,
 )
-from agentsense.engine.errors import PrerequisiteError
+from agentsense.engine.strict import task_settings
 from agentsense.engine.version import eval_version
 
 
 def construct(**values: Any) -> Task:
     """Build scenario templates and scenarios from screenplays (one sample per script)."""
-    try:
-        settings = BuildSettings(
-            **{k: v for k, v in values.items() if k in BuildSettings.model_fields}
-        )
-    except ValidationError as error:
-        lines = [f"  -T {e['loc'][0]}={e.get('input')!r}: {e['msg']}" for e in error.errors()]
-        raise PrerequisiteError(
-            "Invalid agentsense/construct argument(s):\n" + "\n".join(lines)
-        ) from None
+    settings = task_settings(BuildSettings, values)
     scripts = values["scripts"]
     plays, dropped = checked_scripts(scripts)
     return Task(

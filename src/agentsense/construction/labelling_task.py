@@ -8,7 +8,7 @@ For each scene, the model bound to the role `labeller` (required; temperature 0)
 
 The prompts are in `sense/prompts.py`. The scorer reports agreement with the labels the record
 already has (NaN where it has none), so a labeller can be checked on a labelled set first.
-`agentsense labels LOG --out labels.json` (`report/label_export.py`) exports the labels for
+`agentsense labels LOG --out labels.json` (`report/labels.py`) exports the labels for
 `agentsense report --labels`, and `--dataset-out` writes a labelled copy of the dataset (with
 `roles`, usable by `agentsense/pairwise`).
 """

@@ -49,22 +49,16 @@ def _characters(draft: Draft) -> str:
     return str([{"name": c.name, "goals": c.goals} for c in draft.characters])
 
 
+def _draft_prompt(prompt: str, draft: Draft) -> str:
+    return fill_named(prompt, **draft.setting, characters=_characters(draft))
+
+
 def validation_prompt(draft: Draft) -> str:
-    return fill_named(
-        PROMPT_7_CASE_VALIDATION,
-        background=draft.background,
-        description=draft.description,
-        characters=_characters(draft),
-    )
+    return _draft_prompt(PROMPT_7_CASE_VALIDATION, draft)
 
 
 def qa_prompt(draft: Draft) -> str:
-    return fill_named(
-        PROMPT_8_PRIVATE_INFO_GENERATION,
-        background=draft.background,
-        description=draft.description,
-        characters=_characters(draft),
-    )
+    return _draft_prompt(PROMPT_8_PRIVATE_INFO_GENERATION, draft)
 
 
 def parse_qa(reply: str) -> list[QA]:

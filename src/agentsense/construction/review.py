@@ -11,12 +11,13 @@ combined with the owner's goal, 2 valid as it is, 3 valid once combined with the
 
 from __future__ import annotations
 
-import csv
 from collections import Counter
 from pathlib import Path
 
 from agentsense.construction.characters import Template
 from agentsense.construction.private_info import option_text
+from agentsense.engine import sheets
+from agentsense.engine.sheets import SheetError
 
 ANNOTATORS = ("annotator_1", "annotator_2", "annotator_3")
 COLUMNS = (
@@ -38,10 +39,10 @@ INFO_TAGS = (
     "0 invalid; 1 combine with the goal; 2 valid as is; 3 combine with the answer "
     "(or write the completed text in `fix`)"
 )
-
-
-class SheetError(ValueError):
-    """A filled sheet that cannot be applied; lists every bad row."""
+TAGS = (
+    "A row needs a tag two annotators agree on, or a `review` tag; goals take 0-2 (2 with the "
+    "rewritten goal in `fix`), private information 0-3."
+)
 
 
 def sheet_rows(templates: list[Template]) -> list[dict[str, str]]:
@@ -79,10 +80,7 @@ def _row(
 
 def write_sheet(templates: list[Template], path: Path) -> int:
     rows = sheet_rows(templates)
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
+    sheets.write_sheet(path, COLUMNS, rows)
     return len(rows)
 
 
@@ -101,24 +99,21 @@ def read_sheet(path: Path) -> dict[tuple[str, str, str, int], tuple[str, str]]:
     """(kind, template, slot, item) -> (tag, fix), checking every row first."""
     decided: dict[tuple[str, str, str, int], tuple[str, str]] = {}
     problems = []
-    with path.open(newline="", encoding="utf-8-sig") as handle:
-        for number, row in enumerate(csv.DictReader(handle), start=2):
-            tag = decision(row)
-            allowed = ("0", "1", "2") if row.get("kind") == "goal" else ("0", "1", "2", "3")
-            where = (
-                f"{path}:{number} ({row.get('template_idx')} {row.get('slot')} {row.get('kind')})"
-            )
-            if tag is None:
-                problems.append(f"{where}: no majority among the annotators and no `review` tag")
-            elif tag not in allowed:
-                problems.append(f"{where}: tag {tag!r}; expected one of {', '.join(allowed)}")
-            elif row.get("kind") == "goal" and tag == "2" and not row.get("fix", "").strip():
-                problems.append(f"{where}: tag 2 (needs fix) but the `fix` column is empty")
-            else:
-                key = (row["kind"], row["template_idx"], row["slot"], int(row["item"]))
-                decided[key] = (tag, row.get("fix", "").strip())
+    for number, row in enumerate(sheets.read_sheet(path)[1], start=2):
+        tag = decision(row)
+        allowed = ("0", "1", "2") if row.get("kind") == "goal" else ("0", "1", "2", "3")
+        where = f"{path}:{number} ({row.get('template_idx')} {row.get('slot')} {row.get('kind')})"
+        if tag is None:
+            problems.append(f"{where}: no majority among the annotators and no `review` tag")
+        elif tag not in allowed:
+            problems.append(f"{where}: tag {tag!r}; expected one of {', '.join(allowed)}")
+        elif row.get("kind") == "goal" and tag == "2" and not row.get("fix", "").strip():
+            problems.append(f"{where}: tag 2 (needs fix) but the `fix` column is empty")
+        else:
+            key = (row["kind"], row["template_idx"], row["slot"], int(row["item"]))
+            decided[key] = (tag, row.get("fix", "").strip())
     if problems:
-        raise SheetError("Cannot apply the review sheet:\n" + "\n".join(problems))
+        raise SheetError(problems, "nothing applied", TAGS)
     return decided
 
 

@@ -55,6 +55,11 @@ class Draft(BaseModel):
     def goals_of(self, name: str) -> list[str]:
         return next(c.goals for c in self.characters if c.name == name)
 
+    @property
+    def setting(self) -> dict[str, str]:
+        """The two fields most prompts are filled with."""
+        return {"background": self.background, "description": self.description}
+
 
 class Replacement(BaseModel):
     original_name: str
@@ -134,9 +139,7 @@ def match_characters(draft: Draft, names: list[str]) -> tuple[Draft, list[str]]:
 
 
 def entities_prompt(draft: Draft) -> str:
-    return fill_format(
-        PROMPT_11_ENTITY_EXTRACTION, background=draft.background, description=draft.description
-    )
+    return fill_format(PROMPT_11_ENTITY_EXTRACTION, **draft.setting)
 
 
 def parse_entities(reply: str) -> tuple[list[str], list[str]]:
@@ -145,11 +148,9 @@ def parse_entities(reply: str) -> tuple[list[str], list[str]]:
 
 
 def relocation_prompt(draft: Draft, locations: list[str]) -> str:
+    locations_json = compact_json(locations)
     return fill_format(
-        PROMPT_12_ENTITY_REPLACEMENT,
-        background=draft.background,
-        description=draft.description,
-        location_involved=compact_json(locations),
+        PROMPT_12_ENTITY_REPLACEMENT, **draft.setting, location_involved=locations_json
     )
 
 

@@ -7,7 +7,7 @@ the bundled demo fixtures, or a local JSON file in CoSER's schema.
 - `demo`: three small scenes written for this project in CoSER's schema (offline smoke runs);
 - a path to a JSON list of records.
 
-Downloads use Inspect's `inspect_ai.util.download` (sha256 check, retries, atomic rename) into
+Downloads are `dataset.download`'s (sha256 check, retries, atomic rename), into
 `<agentsense cache>/coser/`; `AGENTSENSE_COSER_URL` replaces the base URL (a mirror, or a local
 server in tests). A record missing a field the protocol needs is rejected before any model call,
 with its index and the field.
@@ -17,20 +17,17 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
-import httpx
-import tenacity
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.util import download
 from pydantic import ValidationError
 
 from agentsense.coser.compared_texts import reference_text
 from agentsense.coser.record import Circumstance
 from agentsense.engine.cache import cache_dir
+from agentsense.engine.download import DownloadError, Pin, PinnedFile, download
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.sense.dataset.validation import FITS, MAX_REPORTED, DatasetError, schema_of
 
@@ -38,22 +35,7 @@ REPOSITORY = "Neph0s/CoSER"
 COMMIT = "624efc50db7be3a4e37cec6a1c58ed434dc9f2ce"
 DEFAULT_BASE_URL = f"https://raw.githubusercontent.com/{REPOSITORY}/{COMMIT}"
 URL_ENV = "AGENTSENSE_COSER_URL"
-TIMEOUT = 60.0
 DEMO = "demo"
-
-
-@dataclass(frozen=True)
-class PinnedFile:
-    """A data file of the CoSER repository at the pinned commit, with its sha256."""
-
-    path: str
-    sha256: str
-    records: int
-
-    @property
-    def file_name(self) -> str:
-        upstream = PurePosixPath(self.path)
-        return f"{upstream.stem}-{self.sha256[:16]}{upstream.suffix}"
 
 
 # Looked up at call time, so tests can swap an entry for a synthetic file.
@@ -96,32 +78,18 @@ def coser_url(name: str) -> str:
 
 def pinned_path(name: str) -> Path:
     """The verified local copy of a pinned CoSER file, downloaded on first use."""
-    pinned = PINNED[name]
-    dest = cache_dir() / "coser" / pinned.file_name
-    url = coser_url(name)
+    pinned, url, folder = PINNED[name], coser_url(name), cache_dir() / "coser"
     hints = (
-        f"To proceed: download {url} yourself and pass -T dataset=/path/to/"
-        f"{PurePosixPath(pinned.path).name}, or put it in {dest.parent} as {pinned.file_name}, "
-        "or run the bundled scenes with -T dataset=demo."
+        f"  - download {url} yourself and pass -T dataset=/path/to/{pinned.base_name}\n"
+        f"  - or put it in {folder} as {pinned.file_name}\n"
+        "  - or run the bundled scenes with -T dataset=demo"
     )
+    label = f"The CoSER file {pinned.path}"
+    pin = Pin(pinned, url, folder, label, f"commit {COMMIT} of {REPOSITORY}", hints)
     try:
-        return download(url, pinned.sha256, dest, timeout=TIMEOUT)
-    except ValueError as error:  # checksum mismatch: nothing was cached
-        raise GCADataError(
-            url,
-            f"The CoSER file {pinned.path} from {url} does not match the pinned sha256 "
-            f"({error}); it was not cached. The address may not serve commit {COMMIT} of "
-            f"{REPOSITORY}, or a proxy altered it.\n{hints}",
-        ) from None
-    except (httpx.HTTPError, OSError, tenacity.RetryError) as error:
-        if isinstance(error, tenacity.RetryError):  # transient failures until retries ran out
-            cause = error.last_attempt.exception()
-            reason = f"{cause} (after {error.last_attempt.attempt_number} attempts)"
-        else:
-            reason = str(error)
-        raise GCADataError(
-            url, f"The CoSER file {pinned.path} could not be downloaded ({reason}).\n{hints}"
-        ) from None
+        return download(pin)
+    except DownloadError as error:
+        raise GCADataError(url, str(error)) from None
 
 
 def dataset_path(dataset: str) -> Path:

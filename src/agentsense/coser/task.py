@@ -11,26 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_ai import Task
-from pydantic import ValidationError
 
 from agentsense.coser import gca_critics
 from agentsense.coser.dataset import gca_dataset, load_circumstances
 from agentsense.coser.simulation import GCASettings, gca_simulation
-from agentsense.engine.errors import PrerequisiteError
+from agentsense.engine.strict import task_settings
 from agentsense.engine.version import eval_version
-from agentsense.sense.protocol import argument_errors
-
-
-def gca_settings(**values: object) -> GCASettings:
-    try:
-        return GCASettings.model_validate(values)
-    except ValidationError as error:
-        raise PrerequisiteError(argument_errors(error)) from None
 
 
 def gca(**values: Any) -> Task:
     """Given-Circumstance Acting: simulate each scene, then CoSER's four penalty-based critics."""
-    settings = gca_settings(**{k: v for k, v in values.items() if k in GCASettings.model_fields})
+    settings = task_settings(GCASettings, values)
     dataset, seed = values["dataset"], values["seed"]
     records = load_circumstances(dataset)
     return Task(

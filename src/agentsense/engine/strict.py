@@ -15,10 +15,11 @@ import difflib
 import inspect
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from inspect_ai import Task, task_with
 from inspect_ai.model import model_roles
+from pydantic import BaseModel, ValidationError
 
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.roles import (
@@ -34,6 +35,29 @@ from agentsense.engine.roles import (
 )
 
 ROLE_OPTION = "--model-role"
+
+
+Settings = TypeVar("Settings", bound=BaseModel)
+
+
+def argument_errors(error: ValidationError) -> str:
+    """One line per bad argument: its name, what was found and what is expected."""
+    lines = []
+    for problem in error.errors():
+        name = ".".join(map(str, problem["loc"]))
+        expected = problem["msg"].removeprefix("Input should be ").removeprefix("Value error, ")
+        lines.append(f"  -T {name}: found {problem.get('input')!r}; expected {expected}")
+    return "Invalid AgentSense task argument(s):\n" + "\n".join(lines)
+
+
+def task_settings(model: type[Settings], values: Mapping[str, Any]) -> Settings:
+    """The task's arguments that are fields of `model` (by `-T` name), validated; bad ones fail
+    here, before any model call, naming `-T name`, what was found and what is expected."""
+    names = {field.alias or name for name, field in model.model_fields.items()}
+    try:
+        return model.model_validate({k: v for k, v in values.items() if k in names})
+    except ValidationError as error:
+        raise PrerequisiteError(argument_errors(error)) from None
 
 
 def declared_names(function: Callable[..., Any]) -> list[str]:

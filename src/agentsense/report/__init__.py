@@ -1,8 +1,10 @@
-"""From logs to findings: `agentsense report` (tables, figures, statistics) and `compare`.
+"""From frames to findings: `agentsense report` (tables, figures, statistics), `compare`,
+`annotate`, `labels` and `stats`.
 
-Modules (the logs are read into frames by `analysis.log_reader`): `settings` (which runs
-are comparable, row labels), `frames` (analysis units, epochs averaged), `stats` (intervals and
-tests), `tables`, `sensitivity` (App. D.6), `plots`, `render`, `assemble` (the report: `SECTIONS`,
-each in `sections/`), `document` (what a section gets and writes) and `compare`.
-Import the submodules directly; this package stays import-light.
+Modules (the logs are read into frames by `analysis.log_reader`): `frames` (which runs are
+comparable, their row labels and the analysis units, epochs averaged), `tables`, `plots`,
+`render`, `assemble` (the report: `SECTIONS`, each in `sections/`), `document` (what a section
+gets and writes), `other_logs` (the logs that are not model runs), `compare`, `annotate`,
+`labels`, `dataset_counts` and `out_folder`. Import the submodules directly; this package stays
+import-light.
 """

@@ -10,6 +10,7 @@ agreement with the people (`analysis.annotation`) as Markdown and CSV. `agentsen
 
 from __future__ import annotations
 
+import csv
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,6 @@ import pandas as pd
 from agentsense.analysis.annotation import (
     DEFAULT_ANNOTATORS,
     SHEET_COLUMNS,
-    SheetError,
     Unit,
     annotator_agreement,
     check_sheet,
@@ -32,13 +32,14 @@ from agentsense.analysis.annotation import (
     sample_units,
     unit_rows,
 )
-from agentsense.analysis.log_fields import records
 from agentsense.analysis.log_reader import Runs, sample_conversation
+from agentsense.analysis.logs import records
+from agentsense.engine import sheets
 from agentsense.engine.errors import ReportError
+from agentsense.engine.sheets import SheetError
 from agentsense.report.render import markdown
 
 SAMPLE_SUFFIX = ".sample.json"
-ENCODING = "utf-8-sig"  # with a BOM, so spreadsheet programs read the text as UTF-8
 
 
 def sample_path(sheet: Path) -> Path:
@@ -99,8 +100,7 @@ def write_sheet(
         "rows": len(rows),
     }
     sheet = rows[SHEET_COLUMNS].assign(**{f"annotator_{i}": "" for i in range(1, annotators + 1)})
-    out.parent.mkdir(parents=True, exist_ok=True)
-    sheet.to_csv(out, index=False, encoding=ENCODING)
+    sheets.write_sheet(out, list(sheet.columns), records(sheet))
     sample_path(out).write_text(json.dumps(record, indent=1), encoding="utf-8")
     return sheet, record
 
@@ -164,20 +164,13 @@ def recorded_units(runs: Runs, record: dict[str, Any], where: str) -> list[Unit]
     return units
 
 
-DELIMITERS = (",", ";", "\t")  # spreadsheets in some locales save CSV with ";"
-
-
-def read_sheet(path: Path) -> pd.DataFrame:
-    """A filled sheet, every cell as text; the delimiter is the one that splits the header into
-    the most columns."""
+def read_sheet(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    """A filled sheet's columns and rows (`sheets.read_sheet`), or why it cannot be read."""
     if not path.is_file():
         raise ReportError(f"{path}: no such sheet.")
     try:
-        with path.open(encoding=ENCODING) as handle:
-            header = handle.readline()
-        delimiter = max(DELIMITERS, key=header.count)
-        return pd.read_csv(path, dtype=str, keep_default_na=False, encoding=ENCODING, sep=delimiter)
-    except (ValueError, UnicodeDecodeError) as error:
+        return sheets.read_sheet(path)
+    except (ValueError, UnicodeDecodeError, csv.Error) as error:
         raise ReportError(f"{path}: not a CSV sheet ({error}).") from None
 
 
@@ -186,7 +179,7 @@ def human_agreement(runs: Runs, sheet: Path, record_path: Path | None = None) ->
     record = read_record(sheet, record_path)
     rows = sheet_rows(runs, recorded_units(runs, record, str(sheet)))
     try:
-        labels, _ = check_sheet(read_sheet(sheet), rows)
+        labels, _ = check_sheet(*read_sheet(sheet), rows)
     except SheetError as error:
         raise ReportError(f"{sheet}: {error}") from None
     truth = human_truth(labels)

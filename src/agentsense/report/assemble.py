@@ -1,7 +1,7 @@
 """`agentsense report`: logs -> report.md, CSV tables, PNG figures and figures.json, one folder.
 
-The sections are listed in `SECTIONS` (title -> function), in report order; each is in a module of
-`report.sections` (or, with its own computation, of `report`) named after it.
+The sections are listed in `SECTIONS` (title -> function), in report order, each in a module of
+`report.sections`.
 """
 
 from __future__ import annotations
@@ -12,63 +12,47 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from agentsense.analysis.log_fields import records
-from agentsense.analysis.log_reader import Runs, load_runs, log_paths
-from agentsense.report.construction import construction_section
-from agentsense.report.content import Absent, Content
-from agentsense.report.document import NO_RUN, Inputs, Report, ReportOptions
+from agentsense.analysis.log_reader import Runs, load_runs
+from agentsense.analysis.logs import log_paths, records
+from agentsense.report.document import NO_RUN, Absent, Content, Inputs, Report, ReportOptions
 from agentsense.report.frames import Units, build_units
-from agentsense.report.gca import gca_section
-from agentsense.report.headers import HEADERS
-from agentsense.report.judge_check_section import judge_check_section
 from agentsense.report.labels import apply_labels, read_labels
 from agentsense.report.other_logs import OtherLogs, split_logs
 from agentsense.report.out_folder import check_out
-from agentsense.report.repeated import repeated_section
-from agentsense.report.sections.attack_defence import attack_section
 from agentsense.report.sections.breakdowns import (
     SCENE_FACTORS,
+    attack_section,
     category_section,
     overconfidence_section,
+    pairs_section,
     scene_section,
 )
-from agentsense.report.sections.human_labels import human_labels_section
-from agentsense.report.sections.judge_reliability import reliability_section
-from agentsense.report.sections.label_agreement import labelling_section
-from agentsense.report.sections.leakage_baseline import leakage_section
+from agentsense.report.sections.judges import human_labels_section, reliability_section
+from agentsense.report.sections.other_tasks import (
+    construction_section,
+    gca_section,
+    judge_check_section,
+)
 from agentsense.report.sections.profile_sensitivity import sensitivity_section
 from agentsense.report.sections.runs import (
     notes_section,
     run_line,
     runs_section,
+    statistics_section,
     unfinished_banner,
     unfinished_lines,
 )
-from agentsense.report.sections.sender_receiver import pairs_section
-from agentsense.report.sections.shared import written
-from agentsense.report.sections.statistics_notes import statistics_section
-from agentsense.report.sections.table_one import table_one_section
-from agentsense.report.sections.trivial_baselines import baselines_section
-from agentsense.report.sections.uncertainty import uncertainty_section
-from agentsense.report.table_two import script_prediction_section
-from agentsense.report.usage import usage_section
-from agentsense.report.variance_components import variance_section
-
-
-def table_two_section(inputs: Inputs) -> Content:
-    return written(script_prediction_section(inputs.units), inputs.report)
-
-
-def repeated_runs_section(inputs: Inputs) -> Content:
-    return written(repeated_section(inputs.runs, inputs.units, HEADERS), inputs.report)
-
-
-def variance_components_section(inputs: Inputs) -> Content:
-    return written(variance_section(inputs.units.runs, inputs.paths), inputs.report)
-
-
-def cost_section(inputs: Inputs) -> Content:
-    return written(usage_section(inputs.units.runs, inputs.paths), inputs.report)
+from agentsense.report.sections.scores import (
+    baselines_section,
+    labelling_section,
+    leakage_section,
+    repeated_section,
+    table_one_section,
+    table_two_section,
+    uncertainty_section,
+)
+from agentsense.report.sections.usage import usage_section
+from agentsense.report.sections.variance_components import variance_section
 
 
 @dataclass(frozen=True)
@@ -88,7 +72,7 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Table 1", table_one_section),
     ("Leakage baseline", leakage_section),
     ("Table 2", table_two_section),
-    ("Repeated runs", repeated_runs_section),
+    ("Repeated runs", repeated_section),
     ("Goal categories", category_section),
     ("Over-confidence", overconfidence_section),
     *((label, scene_section(by, label, name, figure)) for by, label, name, figure in SCENE_FACTORS),
@@ -100,8 +84,8 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Judge check", LogSection(judge_check_section)),
     ("Trivial baselines", baselines_section),
     ("Uncertainty", uncertainty_section),
-    ("Variance components", variance_components_section),
-    ("Cost and tokens", cost_section),
+    ("Variance components", variance_section),
+    ("Cost and tokens", usage_section),
     ("Labelling", labelling_section),
     ("Construction", LogSection(construction_section)),
     ("GCA", LogSection(gca_section)),
@@ -125,39 +109,35 @@ def _left_out(report: Report) -> str:
     return "## Left out\n\n" + "\n".join(lines) if lines else ""
 
 
-def _load(
-    inputs: Sequence[str], options: ReportOptions
-) -> tuple[Runs | None, OtherLogs, list[str]]:
-    """The model runs (None: the inputs hold only judge_check, construct or gca logs), the
-    other logs by task, and every log file."""
-    paths = log_paths(inputs)
-    main, others = split_logs(paths)
+def _load(inputs: Sequence[str], options: ReportOptions) -> tuple[Runs | None, OtherLogs]:
+    """The model runs (None: the inputs hold only judge_check, construct or gca logs) and the
+    other logs by task."""
+    main, others = split_logs(log_paths(inputs))
     if not others.any:
-        return load_runs(inputs, options.scorer, options.prefer_newest), others, paths
+        return load_runs(inputs, options.scorer, options.prefer_newest), others
     if main:
         # Foreign logs go along, so the report notes them as it always does.
         runs = load_runs(main + others.foreign, options.scorer, options.prefer_newest)
-        return runs, others, paths
-    return None, others, paths
+        return runs, others
+    return None, others
 
 
 @dataclass(frozen=True)
 class Loaded:
     """The logs as a report reads them: the model runs and their analysis units (None: only
-    judge_check, construct or gca logs), the other logs by task, and every log file."""
+    judge_check, construct or gca logs) and the other logs by task."""
 
     runs: Runs | None
     units: Units | None
     others: OtherLogs
-    paths: list[str]
 
 
 def load_inputs(inputs: Sequence[str], options: ReportOptions) -> Loaded:
-    runs, others, paths = _load(inputs, options)
+    runs, others = _load(inputs, options)
     if options.labels is not None and runs is not None:
         apply_labels(runs, read_labels(options.labels))
     units = build_units(runs, options.allow_mixed) if runs is not None else None
-    return Loaded(runs, units, others, paths)
+    return Loaded(runs, units, others)
 
 
 def report_data(
@@ -168,7 +148,7 @@ def report_data(
     run lines and notes."""
     runs, units, others = loaded.runs, loaded.units, loaded.others
     report = Report(options.out, draw=options.figures)
-    given = Inputs(runs, units, options, report, loaded.paths, others) if runs and units else None
+    given = Inputs(runs, units, options, report, others) if runs and units else None
     parts = ["# AgentSense report"]
     for title, section in SECTIONS:
         if titles is not None and title not in titles:

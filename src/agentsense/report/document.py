@@ -1,5 +1,6 @@
 """What a report section gets and writes into: the options of `agentsense report`, the report
-being written (its CSVs, figures and section titles) and the `Inputs` every section is given."""
+being written (its CSVs, figures and section titles) and the `Inputs` every section is given; a
+section returns its Markdown, or `Absent` with the reason it is left out."""
 
 from __future__ import annotations
 
@@ -9,14 +10,24 @@ from pathlib import Path
 
 import pandas as pd
 
-from agentsense.analysis.log_fields import READ_TASKS
 from agentsense.analysis.log_reader import Runs
+from agentsense.analysis.logs import READ_TASKS
 from agentsense.report.frames import Units
 from agentsense.report.other_logs import OtherLogs
 from agentsense.report.plots import FigureRecord
-from agentsense.report.sensitivity import ALPHA, DEFAULT_METRIC
+from agentsense.sense.score_keys import HEADLINE
 
 NO_RUN = f"no model run among the inputs (a log of {READ_TASKS})"
+
+
+@dataclass(frozen=True)
+class Absent:
+    """A section left out, and why (one line in the report and on the console)."""
+
+    reason: str
+
+
+Content = str | Absent
 
 
 @dataclass
@@ -25,8 +36,8 @@ class ReportOptions:
     allow_mixed: bool = False
     labels: Path | None = None
     annotations: Path | None = None  # a filled `agentsense annotate` sheet (CSV)
-    sensitivity_metric: str = DEFAULT_METRIC
-    alpha: float = ALPHA
+    sensitivity_metric: str = HEADLINE  # the paper's primary metric
+    alpha: float = 0.05  # the paper's
     scorer: str | None = None  # one scoring of re-judged logs; default: all, newest first
     prefer_newest: bool = False  # conflicting duplicate samples: keep the newest log's
     figures: bool = True
@@ -79,5 +90,4 @@ class Inputs:
     units: Units
     options: ReportOptions
     report: Report
-    paths: list[str] = field(default_factory=list)  # the log files read (variance, usage)
     others: OtherLogs = field(default_factory=OtherLogs)  # judge_check, construct, gca logs

@@ -6,9 +6,10 @@ A labels file is JSON, keyed by scene id (`sample_idx`, as a string):
      "goal_categories": {"101": {"DanielAdeyemi": {"To explain ...": "Information Provision"}}},
      "roles": {"101": {"DanielAdeyemi": "sender", "GraceAdeyemi": "receiver"}}}
 
-`agentsense labels LOG` writes one from an `agentsense/labelling` log. In a report, labels take
-precedence over the categories and types in the records. Roles only matter for running the
-pairwise task (`agentsense labels --dataset-out` writes them into a copy of the dataset).
+`agentsense labels LOG` writes one from an `agentsense/labelling` log (what the labelling scorer
+logged: `label_agreement` score metadata), and optionally a labelled copy of the dataset. In a
+report, labels take precedence over the categories and types in the records. Roles only matter
+for running the pairwise task (`agentsense labels --dataset-out` writes them into that copy).
 """
 
 from __future__ import annotations
@@ -16,14 +17,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import pandas as pd
+
+from agentsense.analysis import logs
+from agentsense.analysis.log_reader import Runs
 from agentsense.engine.errors import ReportError
-
-if TYPE_CHECKING:  # pandas only for type checking: reading a labels file needs none
-    import pandas as pd
-
-    from agentsense.analysis.log_reader import Runs
+from agentsense.sense.dataset.samples import scenario_of
+from agentsense.sense.dataset.schema import Scenario
 
 
 @dataclass
@@ -72,3 +74,60 @@ def apply_labels(runs: Runs, labels: Labels) -> None:
         ]
     if labels.goal_categories and not runs.goals.empty:
         runs.goals["category"] = runs.goals.apply(lambda row: _category(labels, row), axis=1)
+
+
+# --- a labelling log -> a labels file -------------------------------------------------------------
+
+
+def _read_labelled(log: str) -> list[tuple[Scenario, dict[str, Any]]]:
+    """The first epoch of every labelled scene, with the labels the scorer logged."""
+    if not Path(log).is_file():
+        raise ReportError(f"{log}: no such log file.")
+    if logs.task_of(logs.header(log)) != "labelling":
+        raise ReportError(f"{log}: not an agentsense/labelling log (no label_agreement scores).")
+    scenes = []
+    for sample in logs.samples(log):
+        score = (sample.scores or {}).get("label_agreement")
+        labels = (score.metadata or {}).get("labels") if score is not None else None
+        if sample.epoch == 1 and labels:
+            scenes.append((scenario_of(sample.metadata or {}), labels))
+    return scenes
+
+
+def _labelled_record(scene: Scenario, labels: dict[str, Any]) -> dict[str, Any]:
+    record = scene.model_dump(mode="json", by_alias=True, exclude_none=True)
+    record["scenario_type"] = labels.get("scenario_type") or record.get("scenario_type")
+    roles = labels.get("roles") or {}
+    if all(roles.get(name) for name in scene.names):
+        record["roles"] = roles
+    for character in record["characters"]:
+        for goal in character["goals"]:
+            goal["category"] = (labels.get("categories") or {}).get(character["name"], {}).get(
+                goal["goal"]
+            ) or goal.get("category")
+    return record
+
+
+def export_labels(log: str, out: Path, dataset_out: Path | None = None) -> int:
+    """Write a labelling log's labels as JSON (and optionally a labelled JSONL); returns scenes."""
+    labelled = _read_labelled(log)
+    result = Labels()
+    for scene, labels in labelled:
+        key = str(scene.sample_idx)
+        if labels.get("scenario_type"):
+            result.scenario_types[key] = labels["scenario_type"]
+        result.goal_categories[key] = {
+            name: {g: c for g, c in goals.items() if c}
+            for name, goals in (labels.get("categories") or {}).items()
+        }
+        result.roles[key] = {
+            name: role for name, role in (labels.get("roles") or {}).items() if role
+        }
+    out.write_text(json.dumps(result.to_json(), indent=1, ensure_ascii=False), encoding="utf-8")
+    if dataset_out is not None:
+        lines = [
+            json.dumps(_labelled_record(scene, labels), ensure_ascii=False)
+            for scene, labels in labelled
+        ]
+        dataset_out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return len(labelled)

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from inspect_ai.log import EvalLog, EvalSample, read_eval_log, read_eval_log_sample_summaries
+from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.scorer import Score
 
-from agentsense.analysis.log_fields import TASK_KINDS, short_task
-from agentsense.analysis.progress import finish_hint, planned_keys, scored_run, shortfall
+from agentsense.analysis import logs
+from agentsense.analysis.log_merge import finish_hint, planned_keys, scored_run, shortfall
+from agentsense.analysis.logs import TASK_KINDS, log_name, newest_score
 from agentsense.engine.errors import ReportError
 from agentsense.sense.metrics import nan_mean
 from agentsense.tasks import RUN_KINDS, TASKS
@@ -22,7 +22,6 @@ from agentsense.tasks import RUN_KINDS, TASKS
 # sample of each is, in "9 of 24 scenes".
 OTHER_TASKS = tuple(row.name for row in TASKS if row.log_kind not in RUN_KINDS)
 UNITS = {row.name: row.unit for row in TASKS if row.name in OTHER_TASKS}
-PREFIX = "agentsense/"
 
 
 @dataclass
@@ -52,27 +51,16 @@ def _header(path: str) -> EvalLog | None:
     """The header of an AgentSense task's log (None: another eval's, or unreadable: the reader
     says which)."""
     try:
-        header = read_eval_log(path, header_only=True)
-    except Exception:  # Inspect raises many types for unreadable files
+        header = logs.header(path)
+    except ReportError:
         return None
-    name = header.eval.task_registry_name or header.eval.task
-    if not name.startswith(PREFIX) or "eval_version" not in (header.eval.metadata or {}):
-        return None
-    return header
-
-
-def _task_name(header: EvalLog) -> str:
-    return short_task(header.eval.task_registry_name or header.eval.task)
+    return header if logs.is_agentsense(header) else None
 
 
 def _shortfall(path: str, header: EvalLog, task: str) -> str | None:
-    """How far the log got against its plan (analysis.progress), None when it finished."""
+    """How far the log got against its plan (analysis.log_merge), None when it finished."""
     plan = planned_keys(header.eval.dataset.sample_ids, header.eval.config.epochs)
-    scored = [
-        (str(s.id), s.epoch)
-        for s in read_eval_log_sample_summaries(path)
-        if s.scores and not s.error
-    ]
+    scored = [(str(s.id), s.epoch) for s in logs.summaries(path) if s.scores and not s.error]
     return shortfall(scored_run(header.status, plan, scored), UNITS[task])
 
 
@@ -82,7 +70,7 @@ def split_logs(paths: Sequence[str]) -> tuple[list[str], OtherLogs]:
     others = OtherLogs()
     for path in paths:
         header = _header(path)
-        task = None if header is None else _task_name(header)
+        task = None if header is None else logs.task_of(header)
         if header is not None and task in OTHER_TASKS:
             others.paths.setdefault(task, []).append(path)
             short = _shortfall(path, header, task)
@@ -102,33 +90,6 @@ def split_logs(paths: Sequence[str]) -> tuple[list[str], OtherLogs]:
     return runs, others
 
 
-def read_full(path: str) -> EvalLog:
-    try:
-        return read_eval_log(path)
-    except Exception as error:  # Inspect raises many types for unreadable files
-        raise ReportError(f"{path}: could not read it as an Inspect log ({error}).") from None
-
-
-def log_name(path: str) -> str:
-    return Path(path).name
-
-
-def role_model(log: EvalLog, role: str) -> str:
-    """The model bound to `role` (the first of a list), else the evaluated model."""
-    bound = (log.eval.model_roles or {}).get(role)
-    first = bound[0] if isinstance(bound, list) and bound else bound
-    return str(getattr(first, "model", None) or log.eval.model)
-
-
-def newest_score(sample: EvalSample) -> tuple[str, Score] | None:
-    """A sample's last scoring (`inspect score --action append` adds one last); None when it
-    failed or has no score."""
-    if sample.error or not sample.scores:
-        return None
-    name = list(sample.scores)[-1]
-    return name, sample.scores[name]
-
-
 @dataclass
 class Item:
     """One sample of a log, its epochs averaged key by key (newest scoring)."""
@@ -139,11 +100,11 @@ class Item:
     values: dict[str, float]
 
 
-def items(log: EvalLog) -> list[Item]:
+def items(path: str) -> list[Item]:
     """The scored samples of a log with dict scores, each epoch counted once per item."""
     epochs: dict[str, list[dict[str, float]]] = defaultdict(list)
     first: dict[str, tuple[EvalSample, Score]] = {}
-    for sample in log.samples or []:
+    for sample in logs.samples(path):
         scored = newest_score(sample)
         if scored is None or not isinstance(scored[1].value, dict):
             continue

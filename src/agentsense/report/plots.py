@@ -7,6 +7,7 @@ CI and n), so what a plot shows can be checked without looking at it.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ import pandas as pd
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
-from agentsense.report.stats import Estimate, as_estimate
+from agentsense.analysis.stats import Estimate, as_estimate
 
 PERCENT = 100.0
 MAX_LABEL = 40
@@ -226,6 +227,11 @@ def draw_bars(
     return figure
 
 
+def _saved(figure: Figure, path: Path) -> None:
+    figure.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(figure)
+
+
 def bar_figure(
     panels: list[Panel],
     title: str,
@@ -233,9 +239,7 @@ def bar_figure(
     ylabel: str = "score (%, mean and 95% CI)",
     limits: tuple[float, float] = SCORE_LIMITS,
 ) -> FigureRecord:
-    figure = draw_bars(panels, title, ylabel, limits)
-    figure.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(figure)
+    _saved(draw_bars(panels, title, ylabel, limits), path)
     return FigureRecord(path.name, title, "bars", [_panel_record(p) for p in panels])
 
 
@@ -250,9 +254,25 @@ def text_colour(background: Any) -> str:
     return "black" if luminance > EQUAL_CONTRAST else "white"
 
 
-def _cell_colour(image: Any, value: float) -> str:
-    """The text colour on the cell of `value` in `image` (no value: the white axes)."""
-    return "black" if math.isnan(value) else text_colour(image.cmap(image.norm(value)))
+def _annotate(
+    axes: Any, image: Any, values: np.ndarray, texts: Sequence[Sequence[str | None]]
+) -> None:
+    """Each cell's text (None: none) in the colour that contrasts with its cell (no value: the
+    white axes)."""
+    for (i, j), text in np.ndenumerate(np.array(texts, dtype=object)):
+        if text is not None:
+            value = values[i, j]
+            colour = "black" if math.isnan(value) else text_colour(image.cmap(image.norm(value)))
+            axes.text(j, i, text, ha="center", va="center", fontsize=CELL_FONT, color=colour)
+
+
+def _grid_record(title: str, matrix: pd.DataFrame, cells: list[list[Any]]) -> dict[str, Any]:
+    return {
+        "title": title,
+        "rows": [str(r) for r in matrix.index],
+        "columns": [str(c) for c in matrix.columns],
+        "cells": cells,
+    }
 
 
 def _cells(matrix: pd.DataFrame) -> list[list[Estimate | None]]:
@@ -260,6 +280,18 @@ def _cells(matrix: pd.DataFrame) -> list[list[Estimate | None]]:
         [as_estimate(matrix.iat[i, j]) for j in range(matrix.shape[1])]
         for i in range(matrix.shape[0])
     ]
+
+
+def _cell_text(value: Estimate | None) -> str | None:
+    """Mean, 95% CI and n; the interval is asymmetric (Wilson), so its bounds, not a width."""
+    if value is None or not value.n:
+        return None
+    bounds = (
+        ""
+        if math.isnan(value.half_width)
+        else f"\n[{value.low * PERCENT:.1f}, {value.high * PERCENT:.1f}]"
+    )
+    return f"{value.mean * PERCENT:.1f}{bounds}\nn={value.n}"
 
 
 def draw_heatmap(matrix: pd.DataFrame, title: str, rows: str, columns: str) -> Figure:
@@ -271,24 +303,7 @@ def draw_heatmap(matrix: pd.DataFrame, title: str, rows: str, columns: str) -> F
     size = (max(4.5, 1.6 * matrix.shape[1] + 2.5), max(3.5, 1.2 * matrix.shape[0] + 1.5))
     figure, axes = plt.subplots(figsize=size)
     image = axes.imshow(np.ma.masked_invalid(means), cmap="viridis", vmin=0, vmax=PERCENT)
-    for i, row in enumerate(cells):
-        for j, value in enumerate(row):
-            if value is not None and value.n:
-                # The interval is asymmetric (Wilson), so its bounds, not a half-width.
-                bounds = (
-                    ""
-                    if math.isnan(value.half_width)
-                    else f"\n[{value.low * PERCENT:.1f}, {value.high * PERCENT:.1f}]"
-                )
-                axes.text(
-                    j,
-                    i,
-                    f"{value.mean * PERCENT:.1f}{bounds}\nn={value.n}",
-                    ha="center",
-                    va="center",
-                    fontsize=CELL_FONT,
-                    color=_cell_colour(image, value.mean * PERCENT),
-                )
+    _annotate(axes, image, means, [[_cell_text(c) for c in row] for row in cells])
     axes.set_xticks(
         range(matrix.shape[1]), [_short(str(c)) for c in matrix.columns], rotation=30, ha="right"
     )
@@ -305,17 +320,9 @@ def heatmap_figure(
     matrix: pd.DataFrame, title: str, path: Path, rows: str, columns: str
 ) -> FigureRecord:
     """Rows x columns of Estimate cells, coloured by the mean, annotated with mean, 95% CI and n."""
-    figure = draw_heatmap(matrix, title, rows, columns)
-    figure.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(figure)
-    cells = _cells(matrix)
-    record = {
-        "title": title,
-        "rows": [str(r) for r in matrix.index],
-        "columns": [str(c) for c in matrix.columns],
-        "cells": [[asdict(c) if c is not None else None for c in row] for row in cells],
-    }
-    return FigureRecord(path.name, title, "heatmap", [record])
+    _saved(draw_heatmap(matrix, title, rows, columns), path)
+    cells = [[asdict(c) if c is not None else None for c in row] for row in _cells(matrix)]
+    return FigureRecord(path.name, title, "heatmap", [_grid_record(title, matrix, cells)])
 
 
 def draw_agreement(matrices: dict[str, pd.DataFrame], title: str) -> Figure:
@@ -331,18 +338,8 @@ def draw_agreement(matrices: dict[str, pd.DataFrame], title: str) -> Figure:
     for axes, (run, matrix) in zip(axes_list[0], matrices.items(), strict=True):
         values = matrix.to_numpy(dtype=float)
         image = axes.imshow(np.ma.masked_invalid(values), cmap="RdBu", vmin=-1.0, vmax=1.0)
-        for i in range(values.shape[0]):
-            for j in range(values.shape[1]):
-                text = "–" if math.isnan(values[i, j]) else f"{values[i, j]:.2f}"
-                axes.text(
-                    j,
-                    i,
-                    text,
-                    ha="center",
-                    va="center",
-                    fontsize=CELL_FONT,
-                    color=_cell_colour(image, values[i, j]),
-                )
+        texts = [["–" if math.isnan(v) else f"{v:.2f}" for v in row] for row in values]
+        _annotate(axes, image, values, texts)
         labels = [_short(str(c)) for c in matrix.columns]
         axes.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
         # A later panel with the first one's judges names them once, at the left.
@@ -359,19 +356,13 @@ def draw_agreement(matrices: dict[str, pd.DataFrame], title: str) -> Figure:
 def agreement_heatmaps(matrices: dict[str, pd.DataFrame], title: str, path: Path) -> FigureRecord:
     """One square of pairwise agreement (Cohen's κ, -1..1) per run, judges (by model) on both
     axes."""
-    figure = draw_agreement(matrices, title)
-    figure.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(figure)
+    _saved(draw_agreement(matrices, title), path)
     records = [
-        {
-            "title": run,
-            "rows": [str(r) for r in matrix.index],
-            "columns": [str(c) for c in matrix.columns],
-            "cells": [
-                [None if math.isnan(v) else float(v) for v in row]
-                for row in matrix.to_numpy(dtype=float)
-            ],
-        }
+        _grid_record(
+            run,
+            matrix,
+            [[None if math.isnan(v) else float(v) for v in row] for row in matrix.to_numpy(float)],
+        )
         for run, matrix in matrices.items()
     ]
     return FigureRecord(path.name, title, "heatmap", records)

@@ -1,24 +1,45 @@
-"""Estimate tables -> Markdown (percentages, as in the paper) and flat CSV frames (fractions)."""
+"""Estimate tables -> Markdown (percentages, as in the paper) and flat CSV frames (fractions), and
+the column headers of the report (score keys are headed as `score_keys.HEADERS` declares them)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
-from agentsense.report.stats import Estimate
+from agentsense.analysis.stats import Estimate
+from agentsense.report.plots import Panel
+from agentsense.sense.score_keys import HEADERS as SCORE_HEADERS
 
 DASH = "–"
+HEADERS = {
+    "kind": "Run",
+    **SCORE_HEADERS,
+    "goal_psi": "Goal PSI ↓",
+    "mcq_psi": "MCQ PSI ↓",
+    "gain_over_blind": "MCQ − blind (paired)",
+    "attack": "Attack",
+    "defence": "Defence",
+    "overconfidence": "Self − judge majority",
+}
 
 
-@dataclass
-class Section:
-    """A section's Markdown and the CSV tables it writes (name -> frame)."""
+def header(name: str) -> str:
+    return HEADERS.get(name, name)
 
-    text: str
-    tables: dict[str, pd.DataFrame]
+
+def missing(value: object) -> bool:
+    return not isinstance(value, float | int) or math.isnan(value)
+
+
+def number(value: object, digits: int = 2) -> str:
+    return DASH if missing(value) else f"{value:.{digits}f}"
+
+
+def percent(value: object) -> str:
+    return DASH if missing(value) else f"{100 * value:.1f}"  # type: ignore[operator]
 
 
 def cell(value: object, percent: bool = True, with_n: bool = False) -> str:
@@ -47,27 +68,40 @@ def _escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def markdown(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     lines = ["| " + " | ".join(_escape(h) for h in headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(_escape(str(c)) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
 def frame_markdown(
-    frame: pd.DataFrame,
-    index_name: str,
-    percent: bool = True,
-    with_n: bool = True,
-    headers: dict[str, str] | None = None,
+    frame: pd.DataFrame, index_name: str, percent: bool = True, with_n: bool = True
 ) -> str:
     """A frame of Estimate (or plain) cells as a Markdown table, the index as first column."""
-    names = headers or {}
-    head = [index_name, *(names.get(str(c), str(c)) for c in frame.columns)]
+    head = [index_name, *(header(str(c)) for c in frame.columns)]
     rows = [
         [str(index), *(cell(v, percent, with_n) for v in row)]
         for index, row in zip(frame.index, frame.itertuples(index=False), strict=True)
     ]
     return markdown(head, rows)
+
+
+PARTS = {"mean": "mean", "ci_low": "low", "ci_high": "high"}
+
+
+def estimate_columns(
+    values: Sequence[object], prefix: str = "", scale: float = 1.0
+) -> dict[str, list[Any]]:
+    """Estimate cells as the CSV columns `<prefix>mean`, `ci_low`, `ci_high` (× `scale`) and
+    `n`; None where a cell holds no Estimate."""
+    columns: dict[str, list[Any]] = {
+        f"{prefix}{part}": [
+            getattr(v, attr) * scale if isinstance(v, Estimate) else None for v in values
+        ]
+        for part, attr in PARTS.items()
+    }
+    columns[f"{prefix}n"] = [v.n if isinstance(v, Estimate) else None for v in values]
+    return columns
 
 
 def flat(frame: pd.DataFrame, index_name: str) -> pd.DataFrame:
@@ -76,15 +110,7 @@ def flat(frame: pd.DataFrame, index_name: str) -> pd.DataFrame:
     for column in frame.columns:
         values = list(frame[column])
         if any(isinstance(v, Estimate) for v in values):
-            for part, attr in (
-                ("mean", "mean"),
-                ("ci_low", "low"),
-                ("ci_high", "high"),
-                ("n", "n"),
-            ):
-                out[f"{column}_{part}"] = [
-                    getattr(v, attr) if isinstance(v, Estimate) else None for v in values
-                ]
+            out.update(estimate_columns(values, f"{column}_"))
         else:
             out[str(column)] = values
     return pd.DataFrame(out)
@@ -92,17 +118,8 @@ def flat(frame: pd.DataFrame, index_name: str) -> pd.DataFrame:
 
 def long_flat(frame: pd.DataFrame) -> pd.DataFrame:
     """A long breakdown (…, estimate) with the Estimate spread into mean/ci_low/ci_high/n."""
-    if frame.empty:
-        return frame.drop(columns=["estimate"], errors="ignore").assign(
-            mean=[], ci_low=[], ci_high=[], n=[]
-        )
-    estimates = list(frame["estimate"])
-    return frame.drop(columns=["estimate"]).assign(
-        mean=[e.mean for e in estimates],
-        ci_low=[e.low for e in estimates],
-        ci_high=[e.high for e in estimates],
-        n=[e.n for e in estimates],
-    )
+    estimates = list(frame["estimate"]) if "estimate" in frame.columns else []
+    return frame.drop(columns=["estimate"], errors="ignore").assign(**estimate_columns(estimates))
 
 
 def wide(frame: pd.DataFrame, by: str, metric: str) -> pd.DataFrame:
@@ -111,3 +128,18 @@ def wide(frame: pd.DataFrame, by: str, metric: str) -> pd.DataFrame:
     if part.empty:
         return pd.DataFrame()
     return part.pivot(index=by, columns="group", values="estimate")
+
+
+def bar_panels(frame: pd.DataFrame, by: str, metrics: Sequence[str]) -> list[Panel]:
+    """One bar panel per metric of a long breakdown: its levels, one series per group."""
+    panels = []
+    for metric in metrics:
+        table = wide(frame, by, metric)
+        if table.empty:
+            continue
+        series = {
+            str(group): [v if isinstance(v, Estimate) else None for v in table[group]]
+            for group in table.columns
+        }
+        panels.append(Panel(header(metric), [str(level) for level in table.index], series))
+    return panels

@@ -14,8 +14,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from agentsense.report.frames import CONVERSATIONS, Units
-from agentsense.report.stats import (
+from agentsense.analysis.stats import (
     DIFFERENCE,
     UNIT,
     Bounds,
@@ -24,8 +23,8 @@ from agentsense.report.stats import (
     mean_ci,
     template_bootstrap_ci,
 )
-from agentsense.sense.metrics import profile_sensitivity
-from agentsense.sense.metrics import template_stds as template_std_list
+from agentsense.report.frames import CONVERSATIONS, Units
+from agentsense.sense.metrics import profile_sensitivity, template_stds
 from agentsense.sense.score_keys import (
     BLIND_MCQ_ACCURACY,
     GOAL_KEYS,
@@ -61,30 +60,23 @@ def estimate(frame: pd.DataFrame, column: str) -> Estimate:
     return bounded_mean_ci(values, templates, bounds(column))
 
 
-def template_stds(scenes: pd.DataFrame, metric: str) -> list[float]:
-    """Per-template sample std of `metric` (metrics.template_stds: templates with fewer than 2
-    scored scenes are skipped, so a report's PSI never becomes NaN for one short template)."""
+def template_groups(scenes: pd.DataFrame, metric: str) -> dict[str, list[float]]:
+    """Each template's scored scene values of `metric`, for the templates with 2 or more (the
+    ones PSI averages: a report's PSI skips short templates in both modes, `metrics`)."""
     if scenes.empty or metric not in scenes.columns:
-        return []
+        return {}
     scored = scenes.dropna(subset=[metric])
-    groups = {
-        str(template): list(part[metric].astype(float))
-        for template, part in scored.groupby("template_id", sort=True)
-    }
-    return template_std_list(groups, "skip")
-
-
-def psi_estimate(scenes: pd.DataFrame, metric: str) -> Estimate:
-    """PSI (mean over templates of the per-template std) with a percentile bootstrap over
-    templates (stats.template_bootstrap_ci); n = templates with 2 or more scored scenes."""
-    if scenes.empty or metric not in scenes.columns:
-        return mean_ci([])
-    scored = scenes.dropna(subset=[metric])
-    groups = {
+    return {
         str(template): list(part[metric].astype(float))
         for template, part in scored.groupby("template_id", sort=True)
         if len(part) >= 2
     }
+
+
+def psi_estimate(scenes: pd.DataFrame, metric: str) -> Estimate:
+    """PSI (`metrics.profile_sensitivity`) with the percentile bootstrap over templates
+    (stats.template_bootstrap_ci); n = templates with 2 or more scored scenes."""
+    groups = template_groups(scenes, metric)
     if not groups:
         return mean_ci([])
     return template_bootstrap_ci(groups, lambda g: profile_sensitivity(g, "skip"))
@@ -210,6 +202,14 @@ def real_scenes(units: Units) -> pd.DataFrame:
     return units.scenes[units.scenes["kind"].isin(["homogeneous", "pairwise"])]
 
 
+def scored_scenes(units: Units) -> pd.DataFrame:
+    return units.scenes[units.scenes["kind"].isin(["homogeneous", "pairwise", "blind"])]
+
+
+def has_values(frame: pd.DataFrame, column: str) -> bool:
+    return column in frame.columns and bool(frame[column].notna().any())
+
+
 def scene_breakdown(units: Units, by: str) -> pd.DataFrame:
     return breakdown(real_scenes(units), by, SCENE_BREAKDOWN_METRICS)
 
@@ -324,7 +324,7 @@ def uncertainty(units: Units) -> pd.DataFrame:
             rows.append(_width_row(str(group), metric, naive, clustered, "t, clustered"))
         for name, metric in PSI_METRIC.items():
             if metric in frame.columns and frame[metric].notna().any():
-                naive = mean_ci(template_stds(frame, metric))
+                naive = mean_ci(template_stds(template_groups(frame, metric), "skip"))
                 rows.append(
                     _width_row(str(group), name, naive, psi_estimate(frame, metric), "bootstrap")
                 )

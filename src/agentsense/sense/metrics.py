@@ -20,7 +20,7 @@ independent. Every scene mean carries Inspect's `stderr` clustered by `template_
 standard error with the finite-cluster correction C/(C-1), C = number of templates). No interval is
 logged: Inspect's `ci` is a Student-t interval that leaves [0, 1] with few templates (and a bound
 such as -0.169 widens its console cell enough to cut names at 80 columns); the report's and
-`compare`'s intervals stay in range (`report.stats`).
+`compare`'s intervals stay in range (`analysis.stats`).
 """
 
 from __future__ import annotations
@@ -187,16 +187,16 @@ def expand_keys(patterns: Sequence[str], scores: list[SampleScore]) -> list[str]
 def template_values(
     scores: list[SampleScore], keys: Sequence[str], nan_patterns: Sequence[str], psi: bool
 ) -> dict[str, float]:
-    """`template_metrics`' values: `<key>_psi` (if `psi`) then `<key>_tmean` of every key."""
-    official = _mode_of(scores) == "official"
-    groups = {key: by_template(key_scores(scores, key)) for key in expand_keys(keys, scores)}
+    """`template_metrics`' values: `<key>_psi` (if `psi`) then `<key>_tmean` of every key, each
+    the `psi` / `template_mean` metric of the key's scores alone."""
+    alone = {key: key_scores(scores, key) for key in expand_keys(keys, scores)}
     values: dict[str, float] = {}
     if psi:
-        for key, group in groups.items():
-            nan = official and any(fnmatchcase(key, p) for p in nan_patterns)
-            values[psi_name(key)] = profile_sensitivity(group, "nan" if nan else "skip")
-    for key, group in groups.items():
-        values[tmean_name(key)] = template_level_mean(group)
+        for key, picked in alone.items():
+            nan = any(fnmatchcase(key, pattern) for pattern in nan_patterns)
+            values[psi_name(key)] = psi_of(picked, "nan" if nan else "skip")
+    for key, picked in alone.items():
+        values[tmean_name(key)] = template_mean_of(picked)
     return values
 
 

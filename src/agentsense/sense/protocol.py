@@ -18,9 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
-from agentsense.engine.errors import PrerequisiteError
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Mode = Literal["official", "corrected"]
 
@@ -120,11 +118,9 @@ class TaskArguments(Protocol):
     @classmethod
     def parse(cls, values: Mapping[str, Any], exclude: tuple[str, ...] = ()) -> TaskArguments:
         """Validate a task's arguments (its `locals()`); bad ones fail here, naming `-T name`."""
-        names = set(cli_names(cls)) - set(exclude)
-        try:
-            return cls.model_validate({k: v for k, v in values.items() if k in names})
-        except ValidationError as error:
-            raise PrerequisiteError(argument_errors(error)) from None
+        from agentsense.engine.strict import task_settings
+
+        return task_settings(cls, {k: v for k, v in values.items() if k not in exclude})
 
     @property
     def settings(self) -> Protocol:
@@ -135,13 +131,3 @@ class TaskArguments(Protocol):
 def cli_names(model: type[Protocol]) -> dict[str, str]:
     """`-T` name -> field name (`protocol` -> `mode`), in declaration order."""
     return {field.alias or name: name for name, field in model.model_fields.items()}
-
-
-def argument_errors(error: ValidationError) -> str:
-    """One line per bad argument: its name, what was found and what is expected."""
-    lines = []
-    for problem in error.errors():
-        name = ".".join(map(str, problem["loc"]))
-        expected = problem["msg"].removeprefix("Input should be ").removeprefix("Value error, ")
-        lines.append(f"  -T {name}: found {problem.get('input')!r}; expected {expected}")
-    return "Invalid AgentSense task argument(s):\n" + "\n".join(lines)

@@ -1,5 +1,6 @@
-"""The breakdown sections: *Goal categories* (Fig. 6), *Over-confidence*, and the scene factors
-*Scenario type* (Fig. 9), *Participants* (Fig. 11) and *Rounds (max messages)* (Fig. 10)."""
+"""The breakdown sections: *Goal categories* (Fig. 6), *Over-confidence*, the scene factors
+*Scenario type* (Fig. 9), *Participants* (Fig. 11) and *Rounds (max messages)* (Fig. 10), the
+*Sender × receiver* matrices (Figs. 5a, 7, 8) and *Attacker and defender* (§5.2, Fig. 5b)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ from dataclasses import dataclass
 import pandas as pd
 
 from agentsense.report import tables
-from agentsense.report.content import Absent, Content
-from agentsense.report.document import Inputs, Report
+from agentsense.report.document import Absent, Content, Inputs, Report
 from agentsense.report.frames import Units
-from agentsense.report.headers import HEADERS
-from agentsense.report.plots import DIFFERENCE_LIMITS, SCORE_LIMITS, bar_figure
-from agentsense.report.render import frame_markdown, long_flat, wide
-from agentsense.report.sections.shared import bar_panels
+from agentsense.report.plots import (
+    DIFFERENCE_LIMITS,
+    SCORE_LIMITS,
+    Panel,
+    bar_figure,
+    heatmap_figure,
+)
+from agentsense.report.render import bar_panels, flat, frame_markdown, header, long_flat, wide
 
 SCENE_FACTORS = (
     ("scenario_type", "Scenario type", "by_scenario_type", "Fig. 9"),
@@ -46,9 +50,9 @@ def _breakdown(frame: pd.DataFrame, spec: Breakdown, report: Report, why: str) -
     )
     table = wide(frame, spec.by, primary)
     return (
-        f"## {spec.title}\n\n{HEADERS.get(primary, primary)} in %, mean [95% CI] clustered by "
+        f"## {spec.title}\n\n{header(primary)} in %, mean [95% CI] clustered by "
         f"template (n); all metrics in `{spec.name}.csv`.\n\n"
-        + frame_markdown(table, spec.label, headers=HEADERS)
+        + frame_markdown(table, spec.label)
         + figure
     )
 
@@ -103,3 +107,74 @@ def scene_section(by: str, label: str, name: str, figure: str) -> Callable[[Inpu
         return _breakdown(frame, spec, inputs.report, why)
 
     return section
+
+
+# --- sender x receiver, attacker and defender --------------------------------------------------
+
+
+def _matrix_block(matrix: pd.DataFrame, title: str, name: str, report: Report) -> str:
+    if matrix.empty:
+        return ""
+    report.csv(flat(matrix, "sender"), name)
+    figure = report.figure(
+        name, lambda path: heatmap_figure(matrix, title, path, "sender", "receiver")
+    )
+    return f"### {title}\n\n" + frame_markdown(matrix, "sender \\ receiver") + figure
+
+
+def pairs_section(inputs: Inputs) -> Content:
+    units, report = inputs.units, inputs.report
+    variants = tables.pairwise_variants(units)
+    if not variants:
+        return Absent("no agentsense/pairwise log among the inputs")
+    parts = [
+        "## Sender × receiver (Figs. 5a, 7, 8)\n\nJudge majority in %, mean [95% CI] clustered "
+        "by template (n scenes)."
+    ]
+    for k, variant in enumerate(variants):
+        tag = f"_{k + 1}" if len(variants) > 1 else ""
+        parts += [
+            _matrix_block(
+                tables.scene_matrix(units, variant),
+                f"All characters{variant}",
+                f"pairs{tag}",
+                report,
+            ),
+            _matrix_block(
+                tables.role_matrix(units, "sender", variant),
+                f"Senders{variant}",
+                f"pairs_senders{tag}",
+                report,
+            ),
+            _matrix_block(
+                tables.role_matrix(units, "receiver", variant),
+                f"Receivers{variant}",
+                f"pairs_receivers{tag}",
+                report,
+            ),
+        ]
+    return "\n\n".join(p for p in parts if p)
+
+
+def attack_section(inputs: Inputs) -> Content:
+    table = tables.attack_defence(inputs.units)
+    if table.empty:
+        return Absent("no MCQ answered after a conversation (full, info or pairwise)")
+    inputs.report.csv(flat(table, "model"), "attack_defence")
+    panel = Panel(
+        "Attacker / defender",
+        list(table.index),
+        {"attack": list(table["attack"]), "defence": list(table["defence"])},
+    )
+    figure = inputs.report.figure(
+        "attack_defence",
+        lambda path: bar_figure([panel], "Attacker and defender (Fig. 5b)", path),
+    )
+    return (
+        "## Attacker and defender (§5.2, Fig. 5b)\n\n"
+        "Attack: MCQ accuracy of the model's characters. "
+        "Defence: 1 − accuracy of the MCQs about its characters' secrets (target rule in "
+        "docs/analysis.md). In %, mean [95% CI] clustered by template (n questions).\n\n"
+        + frame_markdown(table, "Model")
+        + figure
+    )

@@ -1,4 +1,5 @@
-"""The *Runs* section (one row per run, as the report groups them) and the *Notes* of reading."""
+"""The *Runs* section (one row per run, as the report groups them), the *Notes* of reading and
+the *Statistics* (how the report's intervals and tests are computed)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from agentsense.analysis.log_fields import records
-from agentsense.analysis.progress import finish_hint, shortfall
-from agentsense.report.content import Absent, Content
-from agentsense.report.document import Inputs
+from agentsense.analysis.log_merge import finish_hint, shortfall
+from agentsense.analysis.logs import records
+from agentsense.analysis.stats import MIN_TEMPLATES
+from agentsense.report import tables
+from agentsense.report.document import Absent, Content, Inputs
 from agentsense.report.render import markdown
 
 
@@ -93,3 +95,30 @@ def notes_section(inputs: Inputs) -> Content:
     if not inputs.runs.notes:
         return Absent("nothing to note")
     return "## Notes\n\n" + "\n".join(f"- {note}" for note in inputs.runs.notes)
+
+
+STATISTICS = f"""## Statistics
+
+- Intervals are 95% and **clustered by template**: the scenes of one template share background,
+  goals and questions, so they are not independent. A mean's interval never leaves the metric's
+  range ([0, 1] for scores, [−1, 1] for differences): it is the Wilson interval at the
+  Korn–Graubard effective sample size p(1 − p)/v, with v the cluster-robust variance of the mean
+  (statsmodels OLS on a constant, `cov_type="cluster"` by `template_id`, correction C/(C − 1))
+  and a t critical value on C − 1 degrees of freedom, C the number of templates. Inside the range
+  it equals mean ± t(C − 1) · SE. Below {MIN_TEMPLATES} templates a cell says "too few
+  templates (k)"; with 1 template the interval is "undefined (1 template)". n counts the units
+  (scenes for scene scores, goals for goal categories, questions for attack/defence); a scene
+  counts once per row, its conversations (epochs, and the same scene in several logs of the row)
+  averaged first. The naive intervals (units independent) are in the Uncertainty section.
+- PSI [95% percentile bootstrap] over templates (whole templates resampled with replacement,
+  2000 resamples, fixed seed); PSI skips templates with fewer than 2 scored scenes (an
+  official-mode log's own PSI metric is NaN then, as in the official code).
+- Judge agreement: Fleiss' κ (statsmodels), Krippendorff's α (krippendorff), Cohen's κ
+  (scikit-learn); see the Judge reliability section.
+- Chi-square test of App. D.6: chi2 = (n − 1)·s²/σ0², two-sided, see `docs/analysis.md`."""
+
+
+def statistics_section(inputs: Inputs) -> Content:
+    if tables.scored_scenes(inputs.units).empty:
+        return Absent("no scored sample of a model run")
+    return STATISTICS

@@ -287,40 +287,25 @@ def _record_problem(file: str, number: int, raw: dict[str, Any]) -> Problem | No
     return Problem(file, number, None, "", found, "an AgentSense scenario record")
 
 
+def _file_error(file: str, found: str, expected: str) -> DatasetError:
+    """A problem of the whole file, not of one record."""
+    return DatasetError(file, [Problem(file, None, None, "", found, expected)])
+
+
 def read_scenarios(path: str | Path) -> list[Scenario]:
     """Load and validate every record of a JSONL file; raise `DatasetError` listing all problems."""
     file = str(path)
     try:
         data = Path(path).read_bytes()
     except OSError as error:
-        raise DatasetError(
-            file,
-            [
-                Problem(
-                    file,
-                    None,
-                    None,
-                    "",
-                    f"an unreadable file ({error.strerror})",
-                    "a readable JSONL file",
-                )
-            ],
+        raise _file_error(
+            file, f"an unreadable file ({error.strerror})", "a readable JSONL file"
         ) from None
     if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark is harmless
         data = data[3:]
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # one clear message, not one per line
-        raise DatasetError(
-            file,
-            [
-                Problem(
-                    file,
-                    None,
-                    None,
-                    "",
-                    "a UTF-16 file (byte-order mark)",
-                    "UTF-8 text (re-save the file as UTF-8)",
-                )
-            ],
+        raise _file_error(
+            file, "a UTF-16 file (byte-order mark)", "UTF-8 text (re-save the file as UTF-8)"
         )
     array = _array_problem(file, data)
     if array is not None:

@@ -1,21 +1,21 @@
 """The report's *Variance components* section: which noise the intervals are made of.
 
-Every scoring of a sample is read (not only the one Table 1 shows): the eval's own scoring is
-judge repeat 0, each `inspect score LOG -S repeat=K --action append` with the same panel adds
-one (`scorers.repeats`). Epochs are the sample's epochs. The decomposition and the projection
-are `analysis.variance`.
+Every scoring of a sample is read (`Runs.values`, not only the scoring Table 1 shows): the
+eval's own scoring is judge repeat 0, each `inspect score LOG -S repeat=K --action append` with
+the same panel adds one (`scorers.repeats`). Epochs are the sample's epochs. The decomposition
+and the projection are `analysis.variance`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
-from inspect_ai.log import EvalSample
 
-from agentsense.analysis.log_fields import records
+from agentsense.analysis.logs import records
+from agentsense.analysis.sample_rows import VALUE_METRICS
+from agentsense.analysis.stats import clustered_mean_ci
 from agentsense.analysis.variance import (
     COMPONENTS,
     REMEDY,
@@ -24,63 +24,25 @@ from agentsense.analysis.variance import (
     projection,
     with_intervals,
 )
-from agentsense.report.log_samples import run_paths, sample_frame
-from agentsense.report.render import Section, markdown
-from agentsense.report.stats import clustered_mean_ci
-from agentsense.sense.score_keys import HEADLINE, HEADLINE_FIRST, JUDGE_REPEAT, JUDGES, MCQ_ACCURACY
+from agentsense.report.document import Absent, Content, Inputs
+from agentsense.report.render import markdown
+from agentsense.sense.score_keys import HEADLINE, JUDGE_REPEAT, MCQ_ACCURACY
 
-METRICS = (*HEADLINE_FIRST, MCQ_ACCURACY)
 SHOWN_PROJECTIONS = (HEADLINE, MCQ_ACCURACY)
 CONVERSATION_KINDS = ("homogeneous", "pairwise")
-ROW_COLUMNS = ["id", "epoch", "template", "scoring", JUDGE_REPEAT, "panel", "metric", "value"]
 
 
-def _panel(metadata: dict[str, Any]) -> str:
-    judges = metadata.get(JUDGES)
-    return ", ".join(map(str, judges.values())) if isinstance(judges, dict) else ""
-
-
-def _sample_rows(sample: EvalSample, path: str) -> list[dict[str, Any]]:
-    if sample.error or not sample.scores:
-        return []
-    rows = []
-    for name, score in sample.scores.items():
-        if not isinstance(score.value, dict):
-            continue
-        metadata = score.metadata or {}
-        for metric in METRICS:
-            value = score.value.get(metric)
-            if isinstance(value, (int, float)) and not math.isnan(value):
-                rows.append(
-                    {
-                        "id": str(sample.id),
-                        "epoch": int(sample.epoch),
-                        "template": str((sample.metadata or {}).get("template_id")),
-                        "scoring": name,
-                        JUDGE_REPEAT: int(metadata.get(JUDGE_REPEAT) or 0),
-                        "panel": _panel(metadata),
-                        "metric": metric,
-                        "value": float(value),
-                    }
-                )
-    return rows
-
-
-def score_rows(path: str) -> pd.DataFrame:
-    """Every scoring's value of every headline metric of one log, one row per value."""
-    return sample_frame(path, _sample_rows, ROW_COLUMNS)
-
-
-def run_rows(run: dict[str, Any], paths: Sequence[str]) -> pd.DataFrame:
-    """The run's values as (template, scene, epoch, repeat) rows; a judged metric keeps only
-    the scorings by the run's panel (a re-judge by other judges is not a repeat)."""
-    frames = [score_rows(path) for path in run_paths(run, paths)]
-    rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ROW_COLUMNS)
+def run_rows(run: dict[str, Any], values: pd.DataFrame) -> pd.DataFrame:
+    """The run's values (`Runs.values`) as (template, scene, epoch, repeat) rows; a judged
+    metric keeps only the scorings by the run's panel (a re-judge by other judges is not a
+    repeat)."""
+    rows = values[values["log"] == run["log"]]
     rows = rows.drop_duplicates(["id", "epoch", "scoring", "metric"], keep="last")
     panel = str(run.get("judges") or "")
     judged = rows["metric"] != MCQ_ACCURACY
     rows = rows[~judged | (rows["panel"] == panel) | (panel == "")]
-    return rows.rename(columns={"id": "scene", "scoring": "repeat"})
+    renamed: pd.DataFrame = rows.rename(columns={"id": "scene", "scoring": "repeat"})
+    return renamed
 
 
 def _share(result: Decomposition, name: str) -> str:
@@ -102,28 +64,28 @@ def _observed_half_width(values: pd.DataFrame) -> float:
 
 
 def decompositions(
-    runs: pd.DataFrame, paths: Sequence[str]
+    runs: pd.DataFrame, values: pd.DataFrame
 ) -> list[tuple[dict[str, Any], str, Decomposition]]:
     """(run, metric, decomposition) for every conversation run and metric it scored."""
     found = []
     for run in records(runs):
         if run.get("kind") not in CONVERSATION_KINDS:
             continue
-        rows = run_rows(run, paths)
-        for metric in METRICS:
-            values = rows[rows["metric"] == metric]
-            if len(values):
-                result = with_intervals(values)
-                result.observed_half_width = _observed_half_width(values)
+        rows = run_rows(run, values)
+        for metric in VALUE_METRICS:
+            chosen = rows[rows["metric"] == metric]
+            if len(chosen):
+                result = with_intervals(chosen)
+                result.observed_half_width = _observed_half_width(chosen)
                 found.append((run, metric, result))
     return found
 
 
-def repeat_notes(runs: pd.DataFrame, paths: Sequence[str]) -> list[str]:
+def repeat_notes(runs: pd.DataFrame, values: pd.DataFrame) -> list[str]:
     """Scorings of one run that claim the same judge repeat (they then sent the same seeds)."""
     notes = []
     for run in records(runs):
-        rows = run_rows(run, paths)
+        rows = run_rows(run, values)
         claimed = rows.drop_duplicates("repeat").groupby(JUDGE_REPEAT)["repeat"].agg(list)
         for repeat, scorings in claimed.items():
             if len(scorings) > 1:
@@ -207,11 +169,11 @@ def _projection_markdown(found: list[tuple[dict[str, Any], str, Decomposition]])
     return "\n\n".join(blocks)
 
 
-def variance_section(runs: pd.DataFrame, paths: Sequence[str]) -> Section | str:
-    """The section, or why it is left out."""
-    found = decompositions(runs, paths)
+def variance_section(inputs: Inputs) -> Content:
+    runs, values = inputs.units.runs, inputs.runs.values
+    found = decompositions(runs, values)
     if not found:
-        return "no scored conversation run (full, goal, info or pairwise)"
+        return Absent("no scored conversation run (full, goal, info or pairwise)")
     head = ["Run", "metric", "templates", "scenes", "epochs", "repeats", "SD", *COMPONENTS]
     rows = [
         [
@@ -226,7 +188,7 @@ def variance_section(runs: pd.DataFrame, paths: Sequence[str]) -> Section | str:
         ]
         for run, metric, result in found
     ]
-    notes = repeat_notes(runs, paths)
+    notes = repeat_notes(runs, values)
     text = "\n\n".join(
         [
             INTRO,
@@ -236,7 +198,6 @@ def variance_section(runs: pd.DataFrame, paths: Sequence[str]) -> Section | str:
             _projection_markdown(found),
         ]
     )
-    return Section(
-        text,
-        {"variance": variance_table(found), "variance_projection": projection_table(found)},
-    )
+    inputs.report.csv(variance_table(found), "variance")
+    inputs.report.csv(projection_table(found), "variance_projection")
+    return text

@@ -35,9 +35,10 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -335,6 +336,36 @@ def clustered_mean_ci(
     return bounded_mean_ci(values, clusters, bounds, level)
 
 
+def template_bootstrap(
+    statistic: Callable[[np.ndarray], Any],
+    templates: int,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    level: float = CONFIDENCE,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The percentile bootstrap over templates, the one the report uses (PSI, variance shares):
+    `statistic` of `templates` template indices drawn with replacement (`scipy.stats.bootstrap`,
+    fixed seed; a template drawn twice counts twice), one number or one array per draw. A draw
+    whose statistic is NaN (not estimable in that resample) is left out of the percentiles."""
+    with warnings.catch_warnings():
+        # NaN draws make scipy's own interval NaN and warn; the percentiles below skip them.
+        warnings.simplefilter("ignore", sps.DegenerateDataWarning)
+        result = sps.bootstrap(
+            (np.arange(templates),),
+            statistic,
+            n_resamples=resamples,
+            vectorized=False,
+            method="percentile",
+            confidence_level=level,
+            rng=np.random.default_rng(seed),
+        )
+    tail = (1 - level) / 2
+    bounds = sps.quantile(
+        result.bootstrap_distribution, [tail, 1 - tail], axis=-1, nan_policy="omit"
+    )
+    return bounds[..., 0], bounds[..., 1]
+
+
 def template_bootstrap_ci(
     groups: dict[str, list[float]],
     statistic: Callable[[dict[str, list[float]]], float],
@@ -342,7 +373,7 @@ def template_bootstrap_ci(
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = 0,
 ) -> Estimate:
-    """`statistic` of the templates' scene values, with a percentile bootstrap over templates."""
+    """`statistic` of the templates' scene values, with the percentile bootstrap over templates."""
     names = sorted(groups)
     point = statistic(groups)
     if len(names) < 2 or not math.isfinite(point):
@@ -352,17 +383,8 @@ def template_bootstrap_ci(
         # Resampled templates are renamed so a template drawn twice counts twice.
         return statistic({f"{k}": groups[names[int(i)]] for k, i in enumerate(indices)})
 
-    result = sps.bootstrap(
-        (np.arange(len(names)),),
-        resampled,
-        n_resamples=resamples,
-        vectorized=False,
-        method="percentile",
-        confidence_level=level,
-        rng=np.random.default_rng(seed),
-    )
-    interval = result.confidence_interval
-    return Estimate(point, float(interval.low), float(interval.high), len(names), len(names))
+    low, high = template_bootstrap(resampled, len(names), resamples, level, seed)
+    return Estimate(point, float(low), float(high), len(names), len(names))
 
 
 def min_detectable_difference(

@@ -1,0 +1,204 @@
+"""The one way the package opens an Inspect log, and what every reader takes from one.
+
+`header` (cached while the file is unchanged), `samples` (every whole sample), `summaries`
+(the samples' small summaries) and `sample` (one whole sample) are the only calls
+into Inspect's log files; an unreadable file is a `ReportError` naming it. A log's task kind,
+the models bound to its roles and a sample's scorings are read here too, so each has one rule.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from inspect_ai.log import (
+    EvalLog,
+    EvalSample,
+    EvalSampleSummary,
+    list_eval_logs,
+    read_eval_log,
+    read_eval_log_sample,
+    read_eval_log_sample_summaries,
+)
+from inspect_ai.scorer import Score
+
+from agentsense.engine.errors import ReportError
+from agentsense.sense.score_keys import JUDGES
+from agentsense.tasks import RUN_KINDS, TASKS
+
+# Task name (without the `agentsense/` prefix) -> kind of run, for the logs read as runs, from
+# the task table.
+TASK_KINDS = {row.name: row.log_kind for row in TASKS if row.log_kind in RUN_KINDS}
+READ_TASKS = ", ".join(f"agentsense/{task}" for task in TASK_KINDS)
+LOG_SUFFIXES = (".eval", ".json")
+PREFIX = "agentsense/"
+
+
+# --- paths -------------------------------------------------------------------------------------
+
+
+def _local(name: str) -> str:
+    """A `file:` URI (as `list_eval_logs` gives) as a plain path."""
+    for prefix in ("file://", "file:"):
+        if name.startswith(prefix):
+            return name[len(prefix) :]
+    return name
+
+
+def log_paths(inputs: Sequence[str]) -> list[str]:
+    """Log files named directly or found (recursively) in the given folders."""
+    paths: list[str] = []
+    for given in inputs:
+        path = Path(given).expanduser()
+        if path.is_dir():
+            found = [_local(info.name) for info in list_eval_logs(str(path), recursive=True)]
+            if not found:
+                raise ReportError(f"{given}: no Inspect log (.eval or .json) in this folder.")
+            paths.extend(sorted(found))
+        elif path.is_file():
+            if path.suffix not in LOG_SUFFIXES:
+                raise ReportError(f"{given}: not an Inspect log (expected a .eval or .json file).")
+            paths.append(str(path.resolve()))
+        else:
+            raise ReportError(f"{given}: no such file or folder.")
+    return paths
+
+
+def stamp(path: str) -> tuple[int, int]:
+    """What changes when the file does (a cache key): modification time and size."""
+    file = Path(path)
+    return (file.stat().st_mtime_ns, file.stat().st_size) if file.is_file() else (0, 0)
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+
+def _unreadable(path: str, error: Exception) -> ReportError:
+    return ReportError(f"{path}: could not read it as an Inspect log ({error}).")
+
+
+@functools.lru_cache(maxsize=512)
+def _header(path: str, when: tuple[int, int]) -> EvalLog:
+    try:
+        return read_eval_log(path, header_only=True)
+    except Exception as error:  # Inspect raises many types for unreadable files
+        raise _unreadable(path, error) from None
+
+
+def header(path: str) -> EvalLog:
+    """The log without its samples (cached while the file is unchanged; do not mutate it)."""
+    return _header(path, stamp(path))
+
+
+def samples(path: str) -> list[EvalSample]:
+    """Every sample of the log, in Inspect's order (by epoch, then id), read at once as Inspect's
+    own frames read them (a log streamed sample by sample yields only its planned samples)."""
+    try:
+        return read_eval_log(path).samples or []
+    except Exception as error:  # Inspect raises many types for unreadable files
+        raise _unreadable(path, error) from None
+
+
+def summaries(path: str) -> list[EvalSampleSummary]:
+    """The samples' summaries: scores, scalar metadata and errors, without the transcript."""
+    try:
+        return read_eval_log_sample_summaries(path)
+    except Exception as error:  # Inspect raises many types for unreadable files
+        raise _unreadable(path, error) from None
+
+
+def sample(path: str, sample_id: str, epoch: int) -> EvalSample:
+    """One whole sample, read alone (for the few a caller needs in full)."""
+    return read_eval_log_sample(path, id=sample_id, epoch=epoch)
+
+
+# --- what a log says ---------------------------------------------------------------------------
+
+
+def short_task(name: str) -> str:
+    return name.split("/")[-1]
+
+
+def task_of(log: EvalLog) -> str:
+    """The task's name without the `agentsense/` prefix."""
+    return short_task(log.eval.task_registry_name or log.eval.task)
+
+
+def is_agentsense(log: EvalLog) -> bool:
+    """A log of one of this package's tasks (they record `eval_version` in the eval metadata)."""
+    name = log.eval.task_registry_name or log.eval.task
+    return name.startswith(PREFIX) and "eval_version" in (log.eval.metadata or {})
+
+
+def bound_models(log: EvalLog, role: str) -> list[str]:
+    """The models bound to `role` (a list makes a panel); none when the role is unbound."""
+    bound = (log.eval.model_roles or {}).get(role)
+    listed = bound if isinstance(bound, list) else [bound] if bound else []
+    return [str(config.model) for config in listed]
+
+
+def role_model(log: EvalLog, role: str) -> str:
+    """The model bound to `role` (the first of a list, as `get_model(role=...)`), else the
+    evaluated model."""
+    return next(iter(bound_models(log, role)), str(log.eval.model))
+
+
+def log_name(path: str) -> str:
+    return Path(path).name
+
+
+# --- a sample's scorings -----------------------------------------------------------------------
+
+
+def merged_scores(
+    scores: Mapping[str, Score] | None, scorer: str | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Score values and score metadata of a sample's dict scores: of `scorer` only, or of all
+    its scorings in log order, a later one (`inspect score --action append`) overriding."""
+    values: dict[str, Any] = {}
+    metadata: dict[str, Any] = {}
+    for name, score in (scores or {}).items():
+        if isinstance(score.value, dict) and (scorer is None or name == scorer):
+            values.update(score.value)
+            metadata.update(score.metadata or {})
+    return values, metadata
+
+
+def scoring_names(scores: Mapping[str, Score] | None) -> list[str]:
+    """The scorings with dict scores, in log order."""
+    return [name for name, score in (scores or {}).items() if isinstance(score.value, dict)]
+
+
+def newest_score(sample: EvalSample) -> tuple[str, Score] | None:
+    """A sample's last scoring (`inspect score --action append` adds one last); None when it
+    failed or has no score."""
+    if sample.error or not sample.scores:
+        return None
+    name = list(sample.scores)[-1]
+    return name, sample.scores[name]
+
+
+def panel(metadata: Mapping[str, Any]) -> str:
+    """The judge panel named in a score's metadata ("" when no judge scored it)."""
+    judges = metadata.get(JUDGES)
+    return ", ".join(map(str, judges.values())) if isinstance(judges, dict) else ""
+
+
+# --- frames ------------------------------------------------------------------------------------
+
+
+def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of a frame as dicts with string keys."""
+    return [{str(key): value for key, value in row.items()} for row in frame.to_dict("records")]
+
+
+def missing(value: Any) -> bool:
+    return value is None or (not isinstance(value, (list, dict, str)) and bool(pd.isna(value)))
+
+
+def as_float(value: Any) -> float:
+    return math.nan if value is None else float(value)

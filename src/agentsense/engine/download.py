@@ -1,0 +1,262 @@
+"""The one download of a pinned data file (the official AgentSense files, CoSER's test set):
+fetched over HTTP (httpx, retried with tenacity), verified against the digest it is pinned to,
+and cached.
+
+The pin is a git blob id (what `git hash-object FILE` prints: upstream AgentSense publishes no
+other digest, so Inspect's sha256-only `download` cannot check it) or a sha256. A cached file
+is re-verified on every use, with no network call when it matches, and deleted and downloaded
+again when it does not. A download goes to a temporary file beside the target that is renamed
+into place only once verified, so a failed or interrupted download never leaves a file behind.
+Transient failures (reset, timeout, a cut transfer, HTTP 5xx or 429) are retried; a complete
+transfer with the wrong content is fetched once more, no more (that is rarely transient).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import httpx
+import tenacity
+
+from agentsense.engine.cache import CACHE_DIR_ENV
+from agentsense.engine.errors import PrerequisiteError
+
+# Seconds per connect or read: generous for slow links, yet a dead server cannot hang a run.
+TIMEOUT = 60.0
+MAX_ATTEMPTS = 5  # tries for transient failures
+MAX_HASH_RETRIES = 1
+# Seconds to wait before retry n is RETRY_BACKOFF * n; tests set it near zero.
+RETRY_BACKOFF = 1.0
+CHUNK_SIZE = 1 << 20
+USER_AGENT = "agentsense (python httpx)"
+
+
+class DownloadError(PrerequisiteError):
+    """A pinned file that could not be downloaded, verified or cached; says how to proceed."""
+
+
+def git_blob_id(data: bytes) -> str:
+    """The id git gives `data` as a blob (`git hash-object`): SHA-1 of a header plus the bytes."""
+    digest = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def _hashed(path: Path, digest: hashlib._Hash) -> str:
+    """The hex digest of a file, read in chunks so large files need little memory."""
+    with path.open("rb") as handle:
+        while chunk := handle.read(CHUNK_SIZE):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def file_blob_id(path: Path) -> str:
+    """`git_blob_id` of a file."""
+    header = b"blob %d\0" % path.stat().st_size
+    return _hashed(path, hashlib.sha1(header, usedforsecurity=False))
+
+
+def file_sha256(path: Path) -> str:
+    return _hashed(path, hashlib.sha256())
+
+
+@dataclass(frozen=True)
+class Digest:
+    """What a file is pinned by: its name, how to compute it, how a user checks a copy, and how
+    many of its digits name the cached copy."""
+
+    name: str
+    of: Callable[[Path], str]
+    check: str
+    shown: int
+
+
+BLOB_ID = Digest("blob id", file_blob_id, "`git hash-object FILE`", 40)
+SHA256 = Digest("sha256", file_sha256, "`sha256sum FILE`", 16)
+
+
+@dataclass(frozen=True)
+class PinnedFile:
+    """A data file of a repository at a pinned commit: its path there and the digest it must
+    have (a git blob id, 40 hex digits, or a sha256, 64), and how many records it holds."""
+
+    path: str
+    digest: str
+    records: int | None = None
+
+    @property
+    def kind(self) -> Digest:
+        return BLOB_ID if len(self.digest) == 40 else SHA256
+
+    @property
+    def base_name(self) -> str:
+        """The upstream file name, e.g. `final_data.jsonl`."""
+        return PurePosixPath(self.path).name
+
+    @property
+    def file_name(self) -> str:
+        """The cache file name; it carries the digest so a new pin never reuses an old file."""
+        upstream = PurePosixPath(self.path)
+        return f"{upstream.stem}-{self.digest[: self.kind.shown]}{upstream.suffix}"
+
+
+@dataclass(frozen=True)
+class Pin:
+    """One download: the file, where from and into which folder, and how to do without it."""
+
+    file: PinnedFile
+    url: str
+    folder: Path
+    label: str  # e.g. "The official AgentSense file final_data.jsonl"
+    origin: str  # e.g. "commit 2e12d8c of ljcleo/agent_sense"
+    hints: str  # how to proceed without the download
+
+    @property
+    def target(self) -> Path:
+        return self.folder / self.file.file_name
+
+
+def _status(message: str) -> None:
+    print(f"agentsense: {message}", file=sys.stderr, flush=True)
+
+
+def download(pin: Pin) -> Path:
+    """The verified local copy of a pinned file, downloaded and cached on first use."""
+    try:
+        if _cached_is_valid(pin):
+            return pin.target
+        pin.target.parent.mkdir(parents=True, exist_ok=True)
+        return _fetch(pin)
+    except OSError as error:  # network errors are converted in _fetch: this is the local disk
+        detail = error.strerror or str(error)
+        where = f" ({error.filename})" if error.filename else ""
+        raise DownloadError(
+            f"The cache folder {pin.target.parent} for {pin.label} cannot be used: "
+            f"{detail}{where}.\nSet {CACHE_DIR_ENV} to a writable folder, or:\n{pin.hints}"
+        ) from error
+
+
+def _cached_is_valid(pin: Pin) -> bool:
+    """Whether the target holds the pinned file; a wrong file is deleted so it gets replaced."""
+    if not pin.target.is_file():
+        return False
+    found = pin.file.kind.of(pin.target)
+    if found == pin.file.digest:
+        return True
+    _status(
+        f"cached {pin.target} does not match {pin.file.kind.name} {pin.file.digest} (got {found}); "
+        "deleting it and downloading again"
+    )
+    pin.target.unlink(missing_ok=True)
+    return False
+
+
+def _fetch(pin: Pin) -> Path:
+    """Download into the target, retrying transient failures and one digest mismatch."""
+    for mismatch in range(MAX_HASH_RETRIES + 1):
+        temp, size = _retried(pin)
+        found = _store_if_valid(temp, pin)
+        if found == pin.file.digest:
+            _status(
+                f"downloaded {pin.file.base_name} ({size:,} bytes, {pin.file.kind.name} verified) "
+                f"to {pin.target}"
+            )
+            return pin.target
+        if mismatch < MAX_HASH_RETRIES:
+            _status(
+                f"download does not match {pin.file.kind.name} {pin.file.digest}; retrying once"
+            )
+    raise DownloadError(
+        f"The download of {pin.file.base_name} from {pin.url} does not match the pinned "
+        f"{pin.file.kind.name} (expected {pin.file.digest}, got {found}, {size:,} bytes); it was "
+        f"not cached.\nA proxy may have altered it, or that address does not serve the pinned "
+        f"version ({pin.origin}; check a copy with {pin.file.kind.check}). Then:\n{pin.hints}"
+    )
+
+
+def _transient(error: BaseException) -> bool:
+    """Failures the same request may well not hit a moment later."""
+    if isinstance(error, httpx.HTTPStatusError):
+        return error.response.status_code >= 500 or error.response.status_code == 429
+    return isinstance(error, httpx.TimeoutException | httpx.RemoteProtocolError | httpx.ReadError)
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, httpx.HTTPStatusError):
+        return f"HTTP {error.response.status_code} {error.response.reason_phrase}"
+    if isinstance(error, httpx.TimeoutException):
+        return f"no response within {TIMEOUT:g} s"
+    if isinstance(error, httpx.RemoteProtocolError):
+        return f"transfer truncated: {error}"
+    return str(error) or type(error).__name__
+
+
+def _retried(pin: Pin) -> tuple[Path, int]:
+    """`_transfer`, retried on transient failures with a growing wait."""
+    _status(f"downloading {pin.file.base_name} from {pin.url} ...")
+    attempt = tenacity.Retrying(
+        retry=tenacity.retry_if_exception(_transient),
+        stop=tenacity.stop_after_attempt(MAX_ATTEMPTS),
+        wait=lambda state: RETRY_BACKOFF * state.attempt_number,
+        before_sleep=lambda state: _status(
+            f"download failed ({_reason(state.outcome.exception())}); retrying"  # type: ignore[union-attr,arg-type]
+        ),
+    )
+    try:
+        return attempt(_transfer, pin)
+    except tenacity.RetryError as failed:
+        error, tries = failed.last_attempt.exception(), failed.last_attempt.attempt_number
+        reason = f"{_reason(error)}, after {tries} attempts"  # type: ignore[arg-type]
+    except httpx.HTTPError as error:
+        reason = _reason(error)
+    raise DownloadError(
+        f"{pin.label} could not be downloaded from {pin.url} ({reason}).\n"
+        f"To proceed offline:\n{pin.hints}"
+    ) from None
+
+
+def _transfer(pin: Pin) -> tuple[Path, int]:
+    """Stream the URL into a new temporary file beside the target; return it and its size."""
+    handle, name = tempfile.mkstemp(
+        dir=pin.target.parent, prefix=f".{pin.target.name}.", suffix=".part"
+    )
+    temp = Path(name)
+    try:
+        with (
+            os.fdopen(handle, "wb") as out,
+            httpx.stream(
+                "GET",
+                pin.url,
+                headers={"User-Agent": USER_AGENT},
+                timeout=TIMEOUT,
+                follow_redirects=True,
+            ) as response,
+        ):
+            response.raise_for_status()
+            for chunk in response.iter_bytes(CHUNK_SIZE):
+                out.write(chunk)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return temp, temp.stat().st_size
+
+
+def _store_if_valid(temp: Path, pin: Pin) -> str:
+    """Rename `temp` to the target if it has the pinned digest, else delete it; its digest."""
+    stored = False
+    try:
+        found = pin.file.kind.of(temp)
+        if found == pin.file.digest:
+            # No fsync: a file damaged by a crash fails re-verification and is fetched again.
+            os.replace(temp, pin.target)
+            stored = True
+        return found
+    finally:
+        if not stored:
+            temp.unlink(missing_ok=True)
