@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import io
 import os
 import re
@@ -131,6 +132,7 @@ def main() -> int:
     if args.check:
         if new != page:
             print(f"{args.page} is out of date: run python scripts/analysis_docs.py {args.page}")
+            print("".join(difflib.unified_diff(page.splitlines(True), new.splitlines(True))))
             return 1
         return 0
     args.page.write_text(new, encoding="utf-8")
