@@ -264,3 +264,19 @@ def test_several_logs_per_side_are_merged(
     assert "BASE: the logs are 2 different runs" in error and other.name in error
     with pytest.raises(SystemExit):
         main(["compare", str(base), str(base), "--new", str(base)])
+
+
+def test_the_example_of_a_cast_difference_does_not_depend_on_sample_order() -> None:
+    """A reordered input leaves the message unchanged: the example is the first (id, epoch)."""
+    import pandas as pd
+
+    from agentsense.report.compare import differences
+
+    index = pd.MultiIndex.from_tuples([(101, 1), (102, 1), (103, 1)], names=["id", "epoch"])
+    base = pd.DataFrame({"cast": ["a", "b", "c"]}, index=index)
+    new = pd.DataFrame({"cast": ["x", "y", "c"]}, index=index)
+    run = {"task": "full", "dataset": "demo"}
+    shown = [d.line() for d in differences(run, run, base, new)]
+    reordered = [d.line() for d in differences(run, run, base, new.iloc[::-1])]
+    assert shown == reordered
+    assert "2 of 3 paired samples, e.g. id 101 epoch 1" in shown[0]

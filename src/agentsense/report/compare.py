@@ -114,7 +114,7 @@ def _sample_difference(
     differ = shared[(left != right).to_numpy()]
     if differ.empty:
         return None
-    first = differ[0]
+    first = differ.sort_values()[0]  # the same example whatever order the logs held
     return Difference(
         f"{what} ({len(differ)} of {len(shared)} paired samples, e.g. id {first[0]} epoch "
         f"{first[1]})",
