@@ -277,6 +277,6 @@ def test_the_example_of_a_cast_difference_does_not_depend_on_sample_order() -> N
     new = pd.DataFrame({"cast": ["x", "y", "c"]}, index=index)
     run = {"task": "full", "dataset": "demo"}
     shown = [d.line() for d in differences(run, run, base, new)]
-    reordered = [d.line() for d in differences(run, run, base, new.iloc[::-1])]
+    reordered = [d.line() for d in differences(run, run, base.iloc[::-1], new.iloc[::-1])]
     assert shown == reordered
     assert "2 of 3 paired samples, e.g. id 101 epoch 1" in shown[0]
