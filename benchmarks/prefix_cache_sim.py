@@ -25,8 +25,11 @@ first load converts it (about a minute on 2 cores) and saves it under the agents
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
+import shutil
+import tempfile
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -141,9 +144,14 @@ def smollm2_tokenizer() -> Tokenize:
     saved = cache_dir() / "smollm2-tokenizer"
     if not (saved / "tokenizer.json").exists():
         source = gguf_path()
-        AutoTokenizer.from_pretrained(str(source.parent), gguf_file=source.name).save_pretrained(
-            str(saved)
-        )
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=saved.parent))
+        tokenizer = AutoTokenizer.from_pretrained(str(source.parent), gguf_file=source.name)
+        tokenizer.save_pretrained(str(staging))
+        # Renamed whole, so that a process running beside this one never reads half a folder.
+        with contextlib.suppress(OSError):
+            staging.rename(saved)
+        shutil.rmtree(staging, ignore_errors=True)
     tokenizer = AutoTokenizer.from_pretrained(str(saved))
 
     def tokenize(model: str, messages: list[dict[str, str]]) -> list[int]:
