@@ -24,7 +24,9 @@ def sotopia(**values: Any) -> Task:
     dataset = values["dataset"]
     records = load_episodes(dataset)
     return Task(
-        dataset=sotopia_dataset(records, name=f"sotopia-{dataset}" if "/" not in dataset else dataset),
+        dataset=sotopia_dataset(
+            records, name=f"sotopia-{dataset}" if "/" not in dataset else dataset
+        ),
         solver=sotopia_episode(settings=settings),
         scorer=sotopia_eval(),
         version=eval_version().comparability_version,
