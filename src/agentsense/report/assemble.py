@@ -33,6 +33,7 @@ from agentsense.report.sections.other_tasks import (
     gca_section,
     judge_check_section,
 )
+from agentsense.report.sections.profile import profile_section
 from agentsense.report.sections.profile_sensitivity import sensitivity_section
 from agentsense.report.sections.runs import (
     notes_section,
@@ -51,6 +52,7 @@ from agentsense.report.sections.scores import (
     table_two_section,
     uncertainty_section,
 )
+from agentsense.report.sections.sotopia import sotopia_section
 from agentsense.report.sections.usage import usage_section
 from agentsense.report.sections.variance_components import variance_section
 
@@ -89,6 +91,8 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Labelling", labelling_section),
     ("Construction", LogSection(construction_section)),
     ("GCA", LogSection(gca_section)),
+    ("Sotopia", LogSection(sotopia_section)),
+    ("Social-intelligence profile", LogSection(profile_section)),
     ("Statistics", statistics_section),
 )
 
