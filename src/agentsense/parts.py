@@ -141,15 +141,20 @@ def _shares(name: str, total: int | None, processes: int) -> list[int]:
     return split(total, processes)
 
 
-def run(args: argparse.Namespace) -> int:
-    """The `eval-parts` command: plan, then print (--dry-run) or run every part to its end."""
+def from_args(args: argparse.Namespace) -> Plan:
+    """The plan of a parsed `agentsense eval-parts` command line."""
     arguments = list(args.options)
     for name in ("processes", "part"):
         if getattr(args, name) is not None:
             arguments += [f"--{name}", str(getattr(args, name))]
     if args.dry_run:
         arguments.append("--dry-run")
-    the_plan = plan(args.task, arguments, os.cpu_count())
+    return plan(args.task, arguments, os.cpu_count())
+
+
+def run(args: argparse.Namespace) -> int:
+    """The `eval-parts` command: plan, then print (--dry-run) or run every part to its end."""
+    the_plan = from_args(args)
     if the_plan.dry_run:
         for k in the_plan.parts:
             print(shlex.join(the_plan.commands[k]))
