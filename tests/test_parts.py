@@ -172,7 +172,7 @@ def test_bad_arguments_stop_before_anything_is_launched(
 
 # --- end to end: the real CLI with the stand-in models -----------------------------------------
 
-SCENES = {101, 102, 103, 301, 302, 303}  # two templates, three scenes each
+SCENES = {101, 102, 301, 302}  # two templates, two scenes each
 RUN = [
     "--model",
     "standin/persona/agent",
