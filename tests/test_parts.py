@@ -124,7 +124,9 @@ def test_the_slurm_array_runs_each_part_once(tmp_path: Path) -> None:
     script = (DEPLOY / "slurm.sbatch").read_text(encoding="utf-8")
     first, last = map(int, re.search(r"#SBATCH --array=(\d+)-(\d+)", script).groups())  # type: ignore[union-attr]
     argvs = [
-        run_recipe(["bash", str(DEPLOY / "slurm.sbatch")], {"SLURM_ARRAY_TASK_ID": str(i)}, tmp_path)
+        run_recipe(
+            ["bash", str(DEPLOY / "slurm.sbatch")], {"SLURM_ARRAY_TASK_ID": str(i)}, tmp_path
+        )
         for i in range(first, last + 1)
     ]
     check_parts(argvs, last - first + 1)
@@ -136,9 +138,7 @@ def test_the_kubernetes_indexed_job_runs_each_part_once(tmp_path: Path) -> None:
     (container,) = job["spec"]["template"]["spec"]["containers"]
     shell = [*container["command"], *container["args"]]
     count = job["spec"]["completions"]
-    argvs = [
-        run_recipe(shell, {"JOB_COMPLETION_INDEX": str(i)}, tmp_path) for i in range(count)
-    ]
+    argvs = [run_recipe(shell, {"JOB_COMPLETION_INDEX": str(i)}, tmp_path) for i in range(count)]
     check_parts(argvs, count)
 
 
