@@ -17,10 +17,13 @@ from pathlib import Path
 import psutil
 import pytest
 import yaml
+from inspect_ai.log import read_eval_log
 
 from agentsense import cli, parts
 from agentsense.sense.dataset.samples import demo_path
 from agentsense.sense.dataset.selection import parse_shard
+from agentsense.standin.stub import Faults
+from agentsense.standin.stub.pytest_plugin import StubFactory
 
 ROOT = Path(__file__).parent.parent
 DEPLOY = ROOT / "deploy"
@@ -170,6 +173,29 @@ def test_bad_arguments_stop_before_anything_is_launched(
     assert "Traceback" not in error
 
 
+@pytest.mark.parametrize("runner", ["false", "true"])
+def test_a_part_that_writes_no_log_failed_and_says_how_to_see_why(
+    runner: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A part stopped before its run (exit 1, nothing shown under --display none), or one that
+    exits 0 without a log: neither is a success; the line to rerun it shows the error."""
+    found = shutil.which(runner)
+    assert found is not None
+    monkeypatch.setattr(parts, "_inspect", lambda: found)
+    argv = ["eval-parts", "agentsense/full", "--processes", "2", "--log-dir", str(tmp_path)]
+    assert cli.main(argv) == parts.EXIT_PART_FAILED
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    for k, line in enumerate(lines, 1):
+        head, command = line.split(": no log written; see why with: ")
+        again = shlex.split(command)
+        assert head == f"part {k}" and shard(again) == f"{k}/2"
+        assert again.count("--display") == 1 and option(again, "--display") == "plain"
+
+
 # --- end to end: the real CLI with the stand-in models -----------------------------------------
 
 SCENES = {101, 102, 301, 302}  # two templates, two scenes each
@@ -181,10 +207,10 @@ RUN = [
 ]
 
 
-def six_scenes(tmp_path: Path) -> Path:
+def four_scenes(tmp_path: Path, scenes: set[int] = SCENES) -> Path:
     lines = demo_path().read_text(encoding="utf-8").splitlines()
-    path = tmp_path / "six.jsonl"
-    kept = [line for line in lines if any(f'"sample_idx": {i},' in line for i in SCENES)]
+    path = tmp_path / "scenes.jsonl"
+    kept = [line for line in lines if any(f'"sample_idx": {i},' in line for i in scenes)]
     path.write_text("\n".join(kept) + "\n", encoding="utf-8")
     return path
 
@@ -217,7 +243,7 @@ def table_one(logs: Path, out: Path) -> str:
 @pytest.fixture(scope="module")
 def one_process(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     tmp = tmp_path_factory.mktemp("one")
-    dataset = six_scenes(tmp)
+    dataset = four_scenes(tmp)
     command = eval_parts(dataset, tmp / "logs", "--processes", "1", "--max-connections", "8")
     subprocess.run(command, check=True, timeout=600)
     table = table_one(tmp / "logs", tmp / "report")
@@ -267,3 +293,40 @@ def test_a_killed_part_is_resumed_with_the_printed_line(
     assert done.returncode == 0
     assert Counter(p.suffix for p in logs.iterdir())[".eval"] == 3  # the retry is a new log
     assert table_one(logs, tmp_path / "report") == table
+
+
+@pytest.mark.slow
+def test_a_part_whose_eval_ends_in_error_is_a_failed_part(
+    stub_server: StubFactory, tmp_path: Path
+) -> None:
+    """`inspect eval` exits 0 when its eval ends in error (docs/reliability.md): eval-parts reads
+    each part's log status, so a server answering broken JSON fails every part."""
+    broken = stub_server(faults=Faults(malformed=1.0))
+    logs = tmp_path / "logs"
+    command = [
+        AGENTSENSE,
+        "eval-parts",
+        "agentsense/full",
+        "-T",
+        f"dataset={four_scenes(tmp_path, {101, 301})}",  # one scene per part
+        "--model",
+        "vllm/agent",
+        "--model-role",
+        "judge=vllm/judge-a",
+        "--processes",
+        "2",
+        "--max-connections",
+        "2",
+        "--log-dir",
+        str(logs),
+    ]
+    env = {**os.environ, "VLLM_BASE_URL": broken.base_url}
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == parts.EXIT_PART_FAILED, done.stderr[-3000:]
+    assert "exit 0, log error" in done.stderr  # the process said success, the log did not
+    lines = [line for line in done.stdout.splitlines() if "eval-retry" in line]
+    assert [line.split(":")[0] for line in lines] == ["part 1", "part 2"], done.stdout + done.stderr
+    for line in lines:
+        resume = shlex.split(line.split(": resume with: ", 1)[1])
+        assert resume[:2] == ["inspect", "eval-retry"] and resume[-2:] == ["--log-dir", str(logs)]
+        assert read_eval_log(resume[2], header_only=True).status == "error"

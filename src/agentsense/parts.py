@@ -182,14 +182,17 @@ def _launch(the_plan: Plan) -> int:
     running = {k: subprocess.Popen([inspect, *the_plan.commands[k][1:]]) for k in the_plan.parts}
     for k in the_plan.parts:
         print(f"part {k}/{the_plan.processes}: started (pid {running[k].pid})", file=sys.stderr)
-    failed = []
+    failed: dict[int, PartLog | None] = {}
     for k, process in running.items():
         code = _wait(process)
-        print(f"part {k}/{the_plan.processes}: exit {code}", file=sys.stderr)
-        if code != 0:
-            failed.append(k)
-    for k in failed:
-        print(_resume_line(the_plan, k, started))
+        log = part_log(the_plan.log_dir, f"{k}/{the_plan.processes}", started)
+        status = log.status if log else "no log found"
+        print(f"part {k}/{the_plan.processes}: exit {code}, log {status}", file=sys.stderr)
+        # `inspect eval` exits 0 when the eval ends in error: only the log's status says it.
+        if code != 0 or log is None or log.status != "success":
+            failed[k] = log
+    for k, log in failed.items():
+        print(_resume_line(the_plan, k, log))
     return EXIT_PART_FAILED if failed else EXIT_OK
 
 
@@ -202,16 +205,33 @@ def _wait(process: subprocess.Popen[bytes]) -> int:
             continue
 
 
-def _resume_line(the_plan: Plan, k: int, started: float) -> str:
-    log = part_log(the_plan.log_dir, f"{k}/{the_plan.processes}", started)
+def _resume_line(the_plan: Plan, k: int, log: PartLog | None) -> str:
     if log is None:
-        return f"part {k}: no log written; run it again: {shlex.join(the_plan.commands[k])}"
-    return f"part {k}: resume with: {shlex.join(['inspect', 'eval-retry', log])} --log-dir " + (
-        shlex.quote(the_plan.log_dir)
+        # It stopped before its run (a bad option, no scene of --sample-id in its shard), and
+        # `--display none` hides why: the line to see it.
+        again = shlex.join(_display(the_plan.commands[k], "plain"))
+        return f"part {k}: no log written; see why with: {again}"
+    return f"part {k}: resume with: {shlex.join(['inspect', 'eval-retry', log.location])} " + (
+        f"--log-dir {shlex.quote(the_plan.log_dir)}"
     )
 
 
-def part_log(log_dir: str, shard: str, since: float) -> str | None:
+def _display(command: list[str], display: str) -> list[str]:
+    """`command` with `--display display` in place of its own."""
+    kept = [a for a in command if not a.startswith("--display=")]
+    if "--display" in kept:
+        at = kept.index("--display")
+        del kept[at : at + 2]
+    return [*kept[:3], "--display", display, *kept[3:]]
+
+
+@dataclass(frozen=True)
+class PartLog:
+    location: str  # a local path, or the URL of a remote log folder's file
+    status: str  # the eval's: success, error, cancelled, started (a killed process)
+
+
+def part_log(log_dir: str, shard: str, since: float) -> PartLog | None:
     """The newest log in `log_dir` with `-T shard=<shard>` written since `since` (a time)."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
@@ -225,9 +245,9 @@ def part_log(log_dir: str, shard: str, since: float) -> str | None:
         except Exception:  # a log cut short mid-write: not the one to resume from
             continue
         if header.eval.task_args.get("shard") == shard:
-            found.append((info.mtime or 0.0, info.name))
+            found.append((info.mtime or 0.0, info.name, header.status))
     if not found:
         return None
-    location = max(found)[1]
+    _, location, status = max(found)
     parsed = urlparse(location)
-    return unquote(parsed.path) if parsed.scheme == "file" else location
+    return PartLog(unquote(parsed.path) if parsed.scheme == "file" else location, status)
