@@ -1,7 +1,7 @@
 """The official AgentSense code and agentsense side by side, and what each Inspect option costs.
 
     python benchmarks/side_by_side.py --official GITDIR --scenes 24 --latency 1.0 0.2 --runs 3
-    python benchmarks/side_by_side.py --official GITDIR --scenes 24 --latency 0.2 --runs 1 --processes 2
+    python benchmarks/side_by_side.py --official GITDIR --scenes 24 --latency 0.2 --processes 2
     python benchmarks/side_by_side.py --options --scenes 24 --runs 3 [--baseline-src DIR]
 
 SIDE BY SIDE (`--official GITDIR`, a git directory of github.com/ljcleo/agent_sense): the
@@ -12,11 +12,11 @@ that has AutoGen 0.2.40 (`--official-python`; `../shared/tools/side-by-side` bui
 `inspect eval agentsense/full --model vllm/agent --model-role judge=vllm/judge-a,...,judge-c
 --max-connections C`, or with `--processes N` as `agentsense eval-parts agentsense/full
 --processes N ...` (N parts sharing the C connections; CPU then sums the parts, which
-eval-parts waits for; peak RSS is the largest process's). Both talk to the project's stub server (`python -m agentsense.standin.stub
---latency L`: persona replies; its own process, so its CPU is charged to neither), on the same
-scenes (the demo set, or N/24 copies of it with distinct `sample_idx`), 3 judges. Runs alternate
-official / agentsense, `--runs` pairs per latency; the table holds medians and the ratios
-agentsense / official.
+eval-parts waits for; peak RSS is the largest process's). Both talk to the project's stub
+server (`python -m agentsense.standin.stub --latency L`: persona replies; its own process, so
+its CPU is charged to neither), on the same scenes (the demo set, or N/24 copies of it with
+distinct `sample_idx`), 3 judges. Runs alternate official / agentsense, `--runs` pairs per
+latency; the table holds medians and the ratios agentsense / official.
 
 OPTIONS (`--options`): agentsense alone at L = `--options-latency` (default 0: the client's CPU
 is then all there is to measure), once per variant of `benchmarks/inspect_options.json` per
