@@ -33,6 +33,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "tests" / "fixtures" / "sotopia-parity"
+PUBLISHED = ROOT / "tests" / "fixtures" / "sotopia-published"
 DEMO = ROOT / "src" / "agentsense" / "sotopia" / "data" / "demo.json"
 ORDER = ["none", "speak", "non-verbal communication", "action", "leave"]
 # (combo, judge model): a judge reply in range, and one the stub puts out of range (goal 11).
@@ -122,7 +123,73 @@ async def episode(combo_id: str, judge: str, url: str) -> dict[str, Any]:
         "evaluator_responses": [list(r) for r in responses],
         "p1_rate": aggregate.p1_rate if aggregate else None,
         "p2_rate": aggregate.p2_rate if aggregate else None,
+        # For the published-shape fixtures (`serialize`), not the parity fixture.
+        "_log": {
+            "environment": environment.pk,
+            "agents": [p.pk for p in people],
+            "models": [judge, AGENT_MODEL, AGENT_MODEL],  # without the stub's changing URL
+            "messages": [[(m[0], m[1], m[2].to_natural_language()) for m in t] for t in last[:-2]],
+            "reasoning": env.inbox and str(aggregate.comments if aggregate else ""),
+            "rewards": [aggregate.p1_rate, aggregate.p2_rate] if aggregate else None,
+        },
     }
+
+
+def serialize(logs: list[dict[str, Any]]) -> None:
+    """The demo set and the recorded episodes written by 0.1.5's own serialization
+    (`database/serialization.py`): the profile, environment and combo files under their default
+    names, and an episodes file (the shape of `cmu-lti/sotopia`'s) of each episode sotopia could
+    score, twice (as if by two model pairs: a published file holds many episodes of one combo)."""
+    from sotopia.database import (
+        AgentProfile,
+        EnvAgentComboStorage,
+        EnvironmentProfile,
+        EpisodeLog,
+        RelationshipType,
+    )
+    from sotopia.database.serialization import (
+        agentprofiles_to_jsonl,
+        envagnetcombostorage_to_jsonl,
+        environmentprofiles_to_jsonl,
+        episodes_to_jsonl,
+    )
+
+    PUBLISHED.mkdir(parents=True, exist_ok=True)
+    data = json.loads(DEMO.read_text(encoding="utf-8"))
+    agents = [
+        AgentProfile(pk=a["agent_id"], **{k: v for k, v in a.items() if k != "agent_id"})
+        for a in data["agents"]
+    ]
+    environments = []
+    for e in data["environments"]:
+        fields = {k: v for k, v in e.items() if k != "env_id"}
+        fields["relationship"] = RelationshipType[e["relationship"]]
+        # 0.1.5's serializer takes these as strings only (sotopia's own data has them so).
+        for constraint in ("age_constraint", "occupation_constraint"):
+            fields[constraint] = fields[constraint] or ""
+        environments.append(EnvironmentProfile(pk=e["env_id"], **fields))
+    combos = [
+        EnvAgentComboStorage(pk=c["combo_id"], env_id=c["env_id"], agent_ids=c["agent_ids"])
+        for c in data["combos"]
+    ]
+    for record in [*agents, *environments]:
+        record.save()  # the local backend: episodes_to_jsonl looks profiles up by pk
+    agentprofiles_to_jsonl(agents, str(PUBLISHED / "agent_profiles.jsonl"))
+    environmentprofiles_to_jsonl(environments, str(PUBLISHED / "environment_profiles.jsonl"))
+    envagnetcombostorage_to_jsonl(combos, str(PUBLISHED / "env_agent_combo_storages.jsonl"))
+    episodes = [
+        EpisodeLog(
+            pk=f"parity-{log['environment']}-{copy}",
+            tag="agentsense_parity",
+            rewards_prompt="",
+            **{**log, "models": [f"{m}-{copy}" for m in log["models"]]},
+        )
+        for log in logs
+        if log["rewards"] is not None
+        for copy in (1, 2)
+    ]
+    episodes_to_jsonl(episodes, str(PUBLISHED / "sotopia_episodes_v1.jsonl"))
+    print(f"{PUBLISHED.relative_to(ROOT)}: {len(episodes)} episodes, demo profiles", flush=True)
 
 
 def text(request: dict[str, Any]) -> str:
@@ -142,12 +209,14 @@ async def record(project_python: str) -> None:
     import sotopia  # noqa: F401  (fails early outside the sotopia venv)
 
     OUT.mkdir(parents=True, exist_ok=True)
+    logs = []
     for combo_id, judge in EPISODES:
         log = OUT / f"{combo_id}.log.jsonl"
         log.unlink(missing_ok=True)
         stub, url = start_stub(project_python, log)
         try:
             result = await episode(combo_id, judge, url)
+            logs.append(result.pop("_log"))
         finally:
             stub.terminate()
             stub.wait(timeout=10)
@@ -166,6 +235,7 @@ async def record(project_python: str) -> None:
         path = OUT / f"{combo_id}.json"
         path.write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"{path.relative_to(ROOT)}: {again} requests", flush=True)
+    serialize(logs)
 
 
 def main() -> None:

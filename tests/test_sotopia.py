@@ -119,7 +119,7 @@ def test_a_broken_record_is_named_with_its_field(tmp_path: Path) -> None:
 
 
 def test_a_bad_dataset_or_argument_stops_the_task_before_any_model_call(tmp_path: Path) -> None:
-    with pytest.raises(PrerequisiteError, match="neither 'demo' nor a JSON file"):
+    with pytest.raises(PrerequisiteError, match="neither 'demo', 'official'"):
         sotopia(dataset=str(tmp_path / "missing.json"))
     with pytest.raises(PrerequisiteError, match="max_turns"):
         sotopia(max_turns=0)
