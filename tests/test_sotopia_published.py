@@ -18,10 +18,10 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 
 from agentsense.sotopia import published, render
-from agentsense.sotopia.dataset import SotopiaDataError, load_episodes
-from agentsense.sotopia.published import PINNED, PinnedFile, hard_environment_ids
+from agentsense.sotopia.dataset import SotopiaDataError
+from agentsense.sotopia.published import PINNED, PinnedFile, hard_environment_ids, load_episodes
 from agentsense.sotopia.record import Episode
-from agentsense.tasks import sotopia, sotopia_hard
+from agentsense.tasks import sotopia
 from file_server import FileServer, Reply, file_server
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sotopia-published"
@@ -182,36 +182,50 @@ def test_a_url_is_read_only_with_its_sha256(online: FileServer, isolated: Path) 
 # --- the hard subset ------------------------------------------------------------------------
 
 
-def test_the_hard_subset_is_its_fourteen_environments(tmp_path: Path) -> None:
-    hard = sorted(hard_environment_ids())
-    assert len(hard) == 14
+def serve_with_a_hard_combo(online: FileServer, monkeypatch: pytest.MonkeyPatch) -> str:
+    """`official` as the fixture's episodes plus one combo in a hard environment; its env id."""
+    hard = sorted(hard_environment_ids())[0]
     records = lines()
-    records[1] = {**records[1], "environment_id": hard[0], "agent_ids": ["a-1", "a-2"]}
-    path = write_lines(tmp_path / "episodes.jsonl", records)
-    assert len(sotopia(dataset=str(path)).dataset) == 2
-    (sample,) = sotopia_hard(dataset=str(path)).dataset
-    assert sample.metadata and sample.metadata["environment"] == hard[0]
+    records.append({**records[0], "environment_id": hard, "agent_ids": ["a-1", "a-2"]})
+    body = "".join(json.dumps(r) + "\n" for r in records).encode()
+    monkeypatch.setitem(
+        PINNED, "official", PinnedFile(OFFICIAL.path, hashlib.sha256(body).hexdigest())
+    )
+    online.serve(Reply(body), path=SERVED)
+    return hard
+
+
+def test_sotopia_hard_is_the_official_combos_of_its_fourteen_environments(
+    online: FileServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert len(hard_environment_ids()) == 14
+    hard = serve_with_a_hard_combo(online, monkeypatch)
+    assert len(sotopia(dataset="official").dataset) == 2
+    (sample,) = sotopia(dataset="sotopia_hard").dataset
+    assert sample.metadata and sample.metadata["environment"] == hard
+    monkeypatch.setitem(PINNED, "official", PinnedFile(OFFICIAL.path, GOOD_SHA))
+    online.serve(Reply(GOOD), path=SERVED)
     with pytest.raises(SotopiaDataError, match="none of Sotopia-hard's 14 environments"):
-        sotopia_hard(dataset="demo")
+        load_episodes("sotopia_hard")
 
 
-def test_sotopia_hard_runs_on_a_published_file(tmp_path: Path) -> None:
-    records = lines()
-    records[0]["environment_id"] = sorted(hard_environment_ids())[0]
-    path = write_lines(tmp_path / "episodes.jsonl", records[:1])
+def test_sotopia_hard_runs(
+    online: FileServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    serve_with_a_hard_combo(online, monkeypatch)
     (log,) = inspect_eval(
-        sotopia_hard(dataset=str(path), max_turns=4),
+        sotopia(dataset="sotopia_hard", max_turns=4),
         model="standin/persona/agent",
         model_roles={"judge": "standin/persona/judge"},
         log_dir=str(tmp_path / "logs"),
         display="none",
     )
     assert log.status == "success", log.error
-    assert log.eval.metadata and log.eval.metadata["subset"] == "hard"
+    assert log.eval.metadata and log.eval.metadata["dataset"] == "sotopia_hard"
     (sample,) = read_eval_log(log.location, resolve_attachments=True).samples or []
     assert sample.scores
     value = next(iter(sample.scores.values())).value
     assert isinstance(value, dict) and not math.isnan(value["overall"])
     first = next(e for e in sample.events if e.event == "model").input[0].text
-    name, bio = next(iter(records[0]["agents_background"].items()))  # type: ignore[attr-defined]
+    name, bio = next(iter(lines()[0]["agents_background"].items()))  # type: ignore[attr-defined]
     assert first.startswith(f"Imagine you are {name},") and bio in first

@@ -210,30 +210,8 @@ TASKS: tuple[TaskRow, ...] = (
         unit="episodes",
         docs={
             "dataset": "`demo` (10 environments x 2 agent pairs written for this project), "
-            "`official` (Sotopia's published episodes, pinned), `URL#sha256=HEX`, or the path "
-            "of a file or folder in a shape of docs/sotopia.md §6",
-            "max_turns": "turns at most (sotopia 0.1.5: 20)",
-            "max_stale_turns": "the episode ends after more than this many `none` actions in a "
-            "row (sotopia 0.1.5: 2)",
-            "action_order": "`round-robin` (sotopia's default: agent 1 first) or `simultaneous`",
-            "omniscient": "each agent sees both backgrounds and goals (sotopia: false)",
-            "structured": "ask the agents for the AgentAction JSON schema, as sotopia does",
-            "temperature": "the agents' temperature (sotopia 0.1.5 sends none)",
-            "max_tokens": "per agent call (sotopia 0.1.5 sends none)",
-            "judge_temperature": "the judges' temperature (sotopia 0.1.5 sends none)",
-            "judge_max_tokens": "per judge call",
-        },
-    ),
-    TaskRow(
-        "sotopia_hard",
-        "sotopia",
-        "agentsense.sotopia.task:sotopia_hard",
-        TaskRoles(fallback=(CHARACTER_ROLE, JUDGE_ROLE)),
-        "sotopia",
-        unit="episodes",
-        docs={
-            "dataset": "Sotopia data holding its 14 hard environments: `official` (the "
-            "published episodes, pinned), `URL#sha256=HEX`, or a path (docs/sotopia.md §6)",
+            "`official` (Sotopia's published episodes, pinned), `sotopia_hard` (their 14 hard "
+            "environments), `URL#sha256=HEX`, or a file or folder (docs/sotopia.md §6)",
             "max_turns": "turns at most (sotopia 0.1.5: 20)",
             "max_stale_turns": "the episode ends after more than this many `none` actions in a "
             "row (sotopia 0.1.5: 2)",
@@ -486,24 +464,6 @@ def sotopia(
     judge_max_tokens: int | None = None,
 ) -> Task:
     """Sotopia episodes between two agents, scored by SOTOPIA-EVAL's seven dimensions."""
-    raise AssertionError("built by from_table")
-
-
-@task
-@from_table
-def sotopia_hard(
-    dataset: str = "official",
-    max_turns: int = 20,
-    max_stale_turns: int = 2,
-    action_order: Literal["round-robin", "simultaneous"] = "round-robin",
-    omniscient: bool = False,
-    structured: bool = True,
-    temperature: float | None = None,
-    max_tokens: int | None = None,
-    judge_temperature: float | None = None,
-    judge_max_tokens: int | None = None,
-) -> Task:
-    """Sotopia-hard: the episodes of Sotopia's 14 hard environments, scored by SOTOPIA-EVAL."""
     raise AssertionError("built by from_table")
 
 

@@ -2,7 +2,8 @@
 
 `-T dataset=` takes `demo` (10 environments x 2 agent pairs written for this project, bundled),
 the path of a JSON file of the same shape (`record.SotopiaData`), or Sotopia's published data
-(`published.py`: the pinned episodes file, a URL with its sha256, sotopia's serialization files).
+(`published.py`, which reads every form: the pinned episodes file and its hard subset, a URL
+with its sha256, sotopia's serialization files).
 Every bad record is reported before any model call, by list, index, id and field, with what was
 found.
 """
@@ -59,8 +60,8 @@ def dataset_path(dataset: str) -> Path:
     if not path.is_file():
         raise SotopiaDataError(
             dataset,
-            f"-T dataset={dataset!r} is neither 'demo', 'official', a URL#sha256=HEX, a "
-            "folder nor a JSON or JSONL file that exists (docs/sotopia.md §6).",
+            f"-T dataset={dataset!r} is neither 'demo', 'official', 'sotopia_hard', a "
+            "URL#sha256=HEX, a folder nor a JSON or JSONL file that exists (docs/sotopia.md §6).",
         )
     return path
 
@@ -181,12 +182,8 @@ def to_sample(episode: Episode) -> Sample:
     )
 
 
-def load_episodes(dataset: str) -> list[Episode]:
-    # Imported here: the published shapes build on this module's checks.
-    from agentsense.sotopia import published
-
-    if published.handles(dataset):
-        return published.load(dataset)
+def load_data_file(dataset: str) -> list[Episode]:
+    """`demo` or a JSON file of this project's shape (`published.load_episodes` takes any)."""
     return episodes(read_data(dataset_path(dataset), dataset))
 
 

@@ -2,10 +2,11 @@
 `cmu-lti/sotopia` (pinned, sha256-checked, cached), any file of that shape by URL and sha256, and
 the JSONL files of sotopia's own serialization; and the hard subset.
 
-`-T dataset=` forms read here (`dataset.load_episodes` hands them over):
+`-T dataset=` forms read here (`load_episodes`; `demo` and this project's JSON: `dataset.py`):
 - `official`: `sotopia_episodes_v1.jsonl` at the pinned revision of `cmu-lti/sotopia`, downloaded
   by the engine's one download (`engine.download`) into `<agentsense cache>/sotopia/`;
   `AGENTSENSE_SOTOPIA_URL` replaces the base URL (a mirror, or the test file server);
+- `sotopia_hard`: the combos of `official` in Sotopia-hard's 14 environments (`hard_subset`);
 - `URL#sha256=HEX`: a file in one of these shapes elsewhere, pinned by the sha256 given;
 - the path of an episodes file (`*.jsonl`): `TwoAgentEpisodeWithScenarioBackgroundGoals` per line
   (0.1.5's `database/serialization.py:episodes_to_jsonl`; the shape of the HF file);
@@ -37,6 +38,7 @@ from agentsense.sotopia.dataset import (
     checked_data,
     episodes,
     field_problems,
+    load_data_file,
 )
 from agentsense.sotopia.record import Episode
 
@@ -57,6 +59,7 @@ FOLDER_FILES = {
     "combos": "env_agent_combo_storages.jsonl",
 }
 SHA_MARK = "#sha256="
+HARD = "sotopia_hard"
 
 
 class PublishedEpisode(BaseModel):
@@ -81,23 +84,20 @@ class PublishedEpisode(BaseModel):
         return self
 
 
-def handles(dataset: str) -> bool:
+def load_episodes(dataset: str) -> list[Episode]:
+    """The episodes of any `-T dataset=` form, checked before any model call."""
     path = Path(dataset).expanduser()
-    return (
-        dataset in PINNED
-        or dataset.startswith(("http://", "https://"))
-        or path.is_dir()
-        or (path.suffix == ".jsonl" and path.is_file())
-    )
-
-
-def load(dataset: str) -> list[Episode]:
+    if dataset == HARD:
+        return hard_subset(read_episodes(pinned_path("official"), "official"), dataset)
     if dataset in PINNED:
         return read_episodes(pinned_path(dataset), dataset)
     if dataset.startswith(("http://", "https://")):
         return read_episodes(url_path(dataset), dataset)
-    path = Path(dataset).expanduser()
-    return read_folder(path, dataset) if path.is_dir() else read_episodes(path, dataset)
+    if path.is_dir():
+        return read_folder(path, dataset)
+    if path.suffix == ".jsonl" and path.is_file():
+        return read_episodes(path, dataset)
+    return load_data_file(dataset)
 
 
 def sotopia_url(name: str) -> str:
@@ -240,8 +240,7 @@ def hard_subset(records: list[Episode], dataset: str) -> list[Episode]:
     if not chosen:
         raise SotopiaDataError(
             dataset,
-            f"-T dataset={dataset!r} has none of Sotopia-hard's {len(hard)} environments "
-            "(src/agentsense/sotopia/data/hard_environments.json): run sotopia_hard on the "
-            "published episodes, -T dataset=official.",
+            f"The Sotopia data of -T dataset={dataset!r} has none of Sotopia-hard's {len(hard)} "
+            "environments (src/agentsense/sotopia/data/hard_environments.json).",
         )
     return chosen

@@ -13,33 +13,20 @@ from inspect_ai import Task
 from agentsense.engine.strict import task_settings
 from agentsense.engine.version import eval_version
 from agentsense.sotopia import sotopia_eval
-from agentsense.sotopia.dataset import load_episodes, sotopia_dataset
+from agentsense.sotopia.dataset import sotopia_dataset
 from agentsense.sotopia.episode import SotopiaSettings, sotopia_episode
 from agentsense.sotopia.prompts import SOTOPIA_VERSION
-from agentsense.sotopia.published import hard_subset
+from agentsense.sotopia.published import load_episodes
 
 
 def sotopia(**values: Any) -> Task:
     """Sotopia episodes between two agents, scored by SOTOPIA-EVAL's seven dimensions."""
-    return episodes_task(values, hard=False)
-
-
-def sotopia_hard(**values: Any) -> Task:
-    """Sotopia-hard: the combos of its 14 environments (`published.hard_subset`)."""
-    return episodes_task(values, hard=True)
-
-
-def episodes_task(values: dict[str, Any], hard: bool) -> Task:
     settings = task_settings(SotopiaSettings, values)
     dataset = values["dataset"]
     records = load_episodes(dataset)
-    records = hard_subset(records, dataset) if hard else records
     return Task(
         dataset=sotopia_dataset(
-            records,
-            name=("sotopia_hard-" if hard else "sotopia-") + dataset
-            if "/" not in dataset
-            else dataset,
+            records, name=f"sotopia-{dataset}" if "/" not in dataset else dataset
         ),
         solver=sotopia_episode(settings=settings),
         scorer=sotopia_eval(),
@@ -48,7 +35,6 @@ def episodes_task(values: dict[str, Any], hard: bool) -> Task:
             "sotopia": settings.model_dump(),
             "sotopia_version": SOTOPIA_VERSION,
             "dataset": dataset,
-            "subset": "hard" if hard else "all",
             **eval_version().to_metadata(),
         },
     )
