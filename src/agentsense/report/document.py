@@ -58,6 +58,7 @@ class Report:
     runs: list[str] = field(default_factory=list)  # one line per run, for the console
     unfinished: list[str] = field(default_factory=list)  # one line per unfinished run
     notes: list[str] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # path in the folder -> text to write
 
     def csv(self, frame: pd.DataFrame, name: str) -> None:
         """Keep a table for `<name>.csv` (`write_report` writes it)."""
