@@ -22,9 +22,10 @@ import yaml
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.scorer import SampleScore, Score, stderr
 
+from agentsense.analysis import official
 from agentsense.analysis.logs import records
 from agentsense.analysis.stats import Estimate
-from agentsense.engine.version import eval_metadata, eval_version
+from agentsense.engine.version import eval_version
 from agentsense.report.render import markdown
 from agentsense.sense.metrics import CLUSTER
 from agentsense.sense.reference.model_names import paper_model
@@ -69,16 +70,12 @@ class Result:
 
 
 def comparable(runs: pd.DataFrame) -> str:
-    """Why these runs cannot be set beside the paper ("" when they can): the official data, every
-    planned scene of a whole task. An interim rule, until agentsense.analysis.official (branch
-    `paper`) gives the report's one rule for it."""
-    counts = {t["name"]: t.get("dataset_samples") for t in eval_metadata()["tasks"]}
+    """Why these runs cannot be set beside the paper's Table 1 ("" when they can), by the
+    report's one rule (analysis.official)."""
     for run in records(runs):
-        if run["dataset_family"] != "official":
-            return f"{run['task']} ran on the {run['dataset']} data, not the official set"
-        whole = counts.get(run["task"])
-        if whole is None or run["scenes"] != whole:
-            return f"{run['task']} scored {run['scenes']} of the official {whole} scenes"
+        why = official.reason(run, "1")
+        if why is not None:
+            return why
     return ""
 
 

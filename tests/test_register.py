@@ -1,0 +1,223 @@
+"""The Inspect Evals Register entry (register/agentsense/eval.yaml) and the report's
+`evaluation_report` block, checked against the Register's own schema: `ExternalEvalMetadata` of
+inspect_evals/metadata.py, taken from the inspect-evals wheel (`pip download --no-deps`, which
+reaches the package registry) and loaded alone. It imports only pydantic, yaml and
+typing_extensions, so it loads without installing inspect-evals (whose entry point would make
+every `inspect` run warn); the test fails, rather than skip, if that ever changes.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import importlib.util
+import logging
+import subprocess
+import sys
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+from inspect_ai.log import read_eval_log
+from pydantic import ValidationError
+
+from agentsense.engine.version import eval_metadata
+from agentsense.report import viz_page
+from agentsense.report.assemble import write_report
+from agentsense.report.document import ReportOptions
+from agentsense.report.register import Result, block, results
+from agentsense.report.sections.evaluation_report import YAML_FILE
+from agentsense.sense.reference.paper import cell
+from agentsense.tasks import TASKS
+from shared_builds import SharedBuilds
+
+ROOT = Path(__file__).resolve().parents[1]
+ENTRY = ROOT / "register" / "agentsense" / "eval.yaml"
+SCHEMA_VERSION = "0.28.0"  # the inspect-evals release whose schema the entry was written for
+SCHEMA_FILE = "inspect_evals/metadata.py"
+
+
+def download_schema(folder: Path) -> Path:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", f"inspect-evals=={SCHEMA_VERSION}"]
+        + ["--no-deps", "--quiet", "-d", str(folder)],
+        check=True,
+    )
+    (wheel,) = folder.glob("inspect_evals-*.whl")
+    target = folder / "metadata.py"
+    with zipfile.ZipFile(wheel) as archive:
+        target.write_bytes(archive.read(SCHEMA_FILE))
+    return target
+
+
+@pytest.fixture(scope="module")
+def schema(shared_build: SharedBuilds) -> ModuleType:
+    path = shared_build("inspect-evals-metadata", download_schema)
+    imports = [line for line in path.read_text().splitlines() if line.startswith(("import", "from"))]
+    assert not [line for line in imports if "inspect_evals" in line], imports
+    spec = importlib.util.spec_from_file_location("register_schema", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # pydantic resolves the models' annotations in the module
+    spec.loader.exec_module(module)
+    return module
+
+
+def entry() -> dict[str, Any]:
+    """The draft as the Register loads it: its folder's name is its id."""
+    data: dict[str, Any] = yaml.safe_load(ENTRY.read_text(encoding="utf-8"))
+    data["id"] = ENTRY.parent.name
+    return data
+
+
+@pytest.fixture(scope="module")
+def report_folder(kind_logs: Mapping[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A report of the stand-in `full` run on the demo set (the shared log)."""
+    out = tmp_path_factory.mktemp("register") / "report"
+    write_report([str(kind_logs["full"])], ReportOptions(out=out))
+    return out
+
+
+def report_block(folder: Path) -> dict[str, Any]:
+    found: dict[str, Any] = yaml.safe_load((folder / YAML_FILE).read_text(encoding="utf-8"))
+    return found["evaluation_report"]
+
+
+def test_draft_passes_the_register_schema(
+    schema: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING):
+        meta = schema.ExternalEvalMetadata(**entry())
+    assert not caplog.records, "the Register asks for one task per entry"
+    assert meta.id == "agentsense" and meta.arxiv is not None
+    assert "2410.19346" in str(meta.arxiv)
+    assert meta.source.repository_commit.startswith("FILL-IN"), "the upstream commit is to fill in"
+
+
+def test_draft_tasks_match_the_package() -> None:
+    """Each task is one of tasks.py's, at its task_path, with eval.yaml's sample count."""
+    counts = {t["name"]: t.get("dataset_samples") for t in eval_metadata()["tasks"]}
+    names = {row.name for row in TASKS}
+    for task in entry()["tasks"]:
+        name = task["name"].removeprefix("agentsense/")
+        assert name in names
+        assert task["dataset_samples"] == counts[name]
+        assert f"def {name}(" in (ROOT / task["task_path"]).read_text(encoding="utf-8")
+
+
+def test_report_block_attaches_to_the_draft(schema: ModuleType, report_folder: Path) -> None:
+    data = entry()
+    data["evaluation_report"] = report_block(report_folder)
+    meta = schema.ExternalEvalMetadata(**data)
+    (row,) = meta.evaluation_report.results
+    assert row.model == "standin/persona/agent" and row.task == "agentsense/full"
+    keys = [m.key for m in row.metrics]
+    assert keys == [
+        "goal_judge_majority",
+        "goal_judge_majority_stderr",
+        "mcq_accuracy",
+        "mcq_accuracy_stderr",
+    ]
+    notes = " ".join(meta.evaluation_report.notes)
+    assert "no paper value" in notes  # the stand-in is no model of the paper
+
+
+@pytest.mark.parametrize(
+    "break_it",
+    [
+        lambda b: b["results"][0].__setitem__("metrics", []),
+        lambda b: b["results"][0]["metrics"][0].__setitem__("value", "high"),
+        lambda b: b["results"][0].__setitem__("task", "agentsense/goal"),  # not the entry's task
+        lambda b: b.pop("commit"),
+        lambda b: b["results"][0].pop("model"),
+    ],
+    ids=["no metrics", "text value", "unknown task", "no commit", "no model"],
+)
+def test_a_broken_block_is_refused(schema: ModuleType, report_folder: Path, break_it: Any) -> None:
+    broken = copy.deepcopy(report_block(report_folder))
+    break_it(broken)
+    with pytest.raises(ValidationError):
+        schema.ExternalEvalMetadata(**{**entry(), "evaluation_report": broken})
+
+
+def test_block_numbers_are_table_one_and_the_logged_stderr(
+    report_folder: Path, kind_logs: Mapping[str, Path]
+) -> None:
+    metrics = {m["key"]: m["value"] for m in report_block(report_folder)["results"][0]["metrics"]}
+    table = pd.read_csv(report_folder / "table1.csv").iloc[0]
+    logged = read_eval_log(str(kind_logs["full"]), header_only=True).results
+    assert logged is not None
+    by_name = {s.name: s.metrics for s in logged.scores}
+    for key, column in (("goal_judge_majority", "judge_majority"), ("mcq_accuracy", "mcq_accuracy")):
+        assert metrics[key] == round(100 * table[f"{column}_mean"], 2)
+        assert metrics[key] == round(100 * by_name[column]["mean"].value, 2)
+        assert metrics[f"{key}_stderr"] == round(100 * by_name[column]["stderr"].value, 2)
+    row = report_block(report_folder)["results"][0]
+    assert row["samples"] == int(table["judge_majority_n"])
+
+
+def with_paper(found: list[Result]) -> list[Result]:
+    """The report's results as if the run were Llama-3-8B's on the official data."""
+    columns = {"goal_judge_majority": "Goal / Judge / Majority", "mcq_accuracy": "Info / Acc."}
+    out = []
+    for r in found:
+        scores = [
+            dataclasses.replace(s, paper=cell(1, "Llama-3-8B", columns[s.key]).value)  # type: ignore[union-attr]
+            for s in r.scores
+        ]
+        out.append(dataclasses.replace(r, scores=scores, paper_model="Llama-3-8B", why_no_paper=""))
+    return out
+
+
+def report_results(kind_logs: Mapping[str, Path]) -> tuple[list[Result], pd.DataFrame]:
+    from agentsense.report import tables
+    from agentsense.report.assemble import load_inputs
+
+    units = load_inputs([str(kind_logs["full"])], ReportOptions(out=Path("unused"))).units
+    assert units is not None
+    return results(tables.table_one(units), units.scenes, units.runs), units.runs
+
+
+def test_a_reference_gives_paper_and_difference(
+    schema: ModuleType, kind_logs: Mapping[str, Path]
+) -> None:
+    found, runs = report_results(kind_logs)
+    referenced = with_paper(found)
+    meta = schema.ExternalEvalMetadata(**{**entry(), "evaluation_report": block(referenced, runs)})
+    metrics = {m.key: m.value for m in meta.evaluation_report.results[0].metrics}
+    paper = cell(1, "Llama-3-8B", "Goal / Judge / Majority")
+    assert paper is not None and metrics["goal_judge_majority_paper"] == paper.value
+    assert metrics["goal_judge_majority_difference"] == round(
+        metrics["goal_judge_majority"] - paper.value, 2
+    )
+
+
+def test_viz_page_holds_the_run_and_the_paper(report_folder: Path, kind_logs: Mapping[str, Path]) -> None:
+    page = report_folder / "figures" / viz_page.VIZ_PAGE
+    assert page.exists(), "the report writes the page when inspect-viz is installed (dev extra)"
+    found, _ = report_results(kind_logs)
+    run_value = f"{found[0].scores[0].value:.2f}"
+    assert run_value in page.read_text(encoding="utf-8")
+    text = viz_page.scores_page(with_paper(found))
+    assert text is not None and "<script" in text
+    paper = cell(1, "Llama-3-8B", "Info / Acc.")
+    assert paper is not None and f"<td>{paper.value:.2f}</td>" in text
+    assert f"<td>{run_value}</td>" in text
+
+
+def test_without_inspect_viz_the_report_says_how(
+    kind_logs: Mapping[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentsense.report.assemble import load_inputs, report_data
+
+    monkeypatch.setattr(viz_page, "find_spec", lambda name: None)
+    options = ReportOptions(out=tmp_path)
+    report = report_data(load_inputs([str(kind_logs["full"])], options), options, ["Evaluation report"])
+    assert report.sections == ["Evaluation report"]
+    assert f"figures/{viz_page.VIZ_PAGE}" not in report.files and YAML_FILE in report.files
+    assert "pip install 'agentsense[viz]'" in report.markdown
