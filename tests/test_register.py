@@ -43,11 +43,8 @@ SCHEMA_FILE = "inspect_evals/metadata.py"
 
 
 def download_schema(folder: Path) -> Path:
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", f"inspect-evals=={SCHEMA_VERSION}"]
-        + ["--no-deps", "--quiet", "-d", str(folder)],
-        check=True,
-    )
+    command = ["pip", "download", f"inspect-evals=={SCHEMA_VERSION}", "--no-deps", "--quiet"]
+    subprocess.run([sys.executable, "-m", *command, "-d", str(folder)], check=True)
     (wheel,) = folder.glob("inspect_evals-*.whl")
     target = folder / "metadata.py"
     with zipfile.ZipFile(wheel) as archive:
@@ -58,7 +55,9 @@ def download_schema(folder: Path) -> Path:
 @pytest.fixture(scope="module")
 def schema(shared_build: SharedBuilds) -> ModuleType:
     path = shared_build("inspect-evals-metadata", download_schema)
-    imports = [line for line in path.read_text().splitlines() if line.startswith(("import", "from"))]
+    imports = [
+        line for line in path.read_text().splitlines() if line.startswith(("import", "from"))
+    ]
     assert not [line for line in imports if "inspect_evals" in line], imports
     spec = importlib.util.spec_from_file_location("register_schema", path)
     assert spec is not None and spec.loader is not None
@@ -153,7 +152,10 @@ def test_block_numbers_are_table_one_and_the_logged_stderr(
     logged = read_eval_log(str(kind_logs["full"]), header_only=True).results
     assert logged is not None
     by_name = {s.name: s.metrics for s in logged.scores}
-    for key, column in (("goal_judge_majority", "judge_majority"), ("mcq_accuracy", "mcq_accuracy")):
+    for key, column in (
+        ("goal_judge_majority", "judge_majority"),
+        ("mcq_accuracy", "mcq_accuracy"),
+    ):
         assert metrics[key] == round(100 * table[f"{column}_mean"], 2)
         assert metrics[key] == round(100 * by_name[column]["mean"].value, 2)
         assert metrics[f"{key}_stderr"] == round(100 * by_name[column]["stderr"].value, 2)
@@ -197,7 +199,9 @@ def test_a_reference_gives_paper_and_difference(
     )
 
 
-def test_viz_page_holds_the_run_and_the_paper(report_folder: Path, kind_logs: Mapping[str, Path]) -> None:
+def test_viz_page_holds_the_run_and_the_paper(
+    report_folder: Path, kind_logs: Mapping[str, Path]
+) -> None:
     page = report_folder / "figures" / viz_page.VIZ_PAGE
     assert page.exists(), "the report writes the page when inspect-viz is installed (dev extra)"
     found, _ = report_results(kind_logs)
@@ -217,7 +221,9 @@ def test_without_inspect_viz_the_report_says_how(
 
     monkeypatch.setattr(viz_page, "find_spec", lambda name: None)
     options = ReportOptions(out=tmp_path)
-    report = report_data(load_inputs([str(kind_logs["full"])], options), options, ["Evaluation report"])
+    report = report_data(
+        load_inputs([str(kind_logs["full"])], options), options, ["Evaluation report"]
+    )
     assert report.sections == ["Evaluation report"]
     assert f"figures/{viz_page.VIZ_PAGE}" not in report.files and YAML_FILE in report.files
     assert "pip install 'agentsense[viz]'" in report.markdown

@@ -17,7 +17,10 @@ import pandas as pd
 from agentsense.report.register import Result
 
 VIZ_PAGE = "scores_by_model.html"
-TITLES = {"goal_judge_majority": "Goal completion, judge majority (%)", "mcq_accuracy": "MCQ accuracy (%)"}
+TITLES = {
+    "goal_judge_majority": "Goal completion, judge majority (%)",
+    "mcq_accuracy": "MCQ accuracy (%)",
+}
 
 
 def page_line(written: bool) -> str:
