@@ -1,13 +1,17 @@
 """The Inspect Evals Register entry (register/agentsense/eval.yaml) and the report's
-`evaluation_report` block, checked against the Register's own schema: `ExternalEvalMetadata` of
-inspect_evals/metadata.py, taken from the inspect-evals wheel (`pip download --no-deps`, which
-reaches the package registry) and loaded alone. It imports only pydantic, yaml and
-typing_extensions, so it loads without installing inspect-evals (whose entry point would make
-every `inspect` run warn); the test fails, rather than skip, if that ever changes.
+`evaluation_report` block, checked with the Register's own code from the inspect-evals wheel
+(`pip download --no-deps`, which reaches the package registry): the schema, `ExternalEvalMetadata`
+of inspect_evals/metadata.py, and the submission engine's @task resolver,
+register_tooling/task_resolver.py, each loaded alone; and the Register's lint service
+(`inspect_evals_lint.lint_task_files`) on the entry's task_path. The two files import only
+pydantic, yaml, typing_extensions and the standard library, so they load without installing
+inspect-evals (whose entry point would make every `inspect` run warn); the test fails, rather
+than skip, if that ever changes.
 """
 
 from __future__ import annotations
 
+import ast
 import copy
 import dataclasses
 import importlib.util
@@ -24,14 +28,16 @@ import pandas as pd
 import pytest
 import yaml
 from inspect_ai.log import read_eval_log
+from inspect_evals_lint import lint_task_files
+from inspect_evals_lint.registry import get_rule, rule_names
 from pydantic import ValidationError
 
 from agentsense.engine.version import eval_metadata
 from agentsense.report import viz_page
-from agentsense.report.assemble import write_report
+from agentsense.report.assemble import load_inputs, report_data, write_report
 from agentsense.report.document import ReportOptions
-from agentsense.report.register import Result, block, results
-from agentsense.report.sections.evaluation_report import YAML_FILE
+from agentsense.report.register import Result, block, entry_results, results
+from agentsense.report.sections.evaluation_report import TABLE_FILE, YAML_FILE
 from agentsense.sense.reference.paper import cell
 from agentsense.tasks import TASKS
 from shared_builds import SharedBuilds
@@ -39,32 +45,45 @@ from shared_builds import SharedBuilds
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY = ROOT / "register" / "agentsense" / "eval.yaml"
 SCHEMA_VERSION = "0.28.0"  # the inspect-evals release whose schema the entry was written for
+# The Register's files the tests load, by their path in the wheel.
 SCHEMA_FILE = "inspect_evals/metadata.py"
+RESOLVER_FILE = "register_tooling/task_resolver.py"
+REPORT = "Evaluation report"
 
 
-def download_schema(folder: Path) -> Path:
+def download_register(folder: Path) -> Path:
     command = ["pip", "download", f"inspect-evals=={SCHEMA_VERSION}", "--no-deps", "--quiet"]
     subprocess.run([sys.executable, "-m", *command, "-d", str(folder)], check=True)
     (wheel,) = folder.glob("inspect_evals-*.whl")
-    target = folder / "metadata.py"
     with zipfile.ZipFile(wheel) as archive:
-        target.write_bytes(archive.read(SCHEMA_FILE))
-    return target
+        for name in (SCHEMA_FILE, RESOLVER_FILE):
+            (folder / Path(name).name).write_bytes(archive.read(name))
+    return folder / Path(SCHEMA_FILE).name
+
+
+def load_alone(path: Path, name: str) -> ModuleType:
+    """One file of the wheel as a module of its own; it must not import the rest of the wheel."""
+    imports = [
+        line for line in path.read_text().splitlines() if line.startswith(("import", "from"))
+    ]
+    assert not [i for i in imports if "inspect_evals" in i or "register_tooling" in i], imports
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # pydantic and dataclasses resolve annotations in the module
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="module")
 def schema(shared_build: SharedBuilds) -> ModuleType:
-    path = shared_build("inspect-evals-metadata", download_schema)
-    imports = [
-        line for line in path.read_text().splitlines() if line.startswith(("import", "from"))
-    ]
-    assert not [line for line in imports if "inspect_evals" in line], imports
-    spec = importlib.util.spec_from_file_location("register_schema", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # pydantic resolves the models' annotations in the module
-    spec.loader.exec_module(module)
-    return module
+    return load_alone(shared_build("inspect-evals-register", download_register), "register_schema")
+
+
+@pytest.fixture(scope="module")
+def resolver(shared_build: SharedBuilds) -> ModuleType:
+    folder = shared_build("inspect-evals-register", download_register).parent
+    return load_alone(folder / Path(RESOLVER_FILE).name, "register_task_resolver")
 
 
 def entry() -> dict[str, Any]:
@@ -98,6 +117,39 @@ def test_draft_passes_the_register_schema(
     assert meta.source.repository_commit.startswith("FILL-IN"), "the upstream commit is to fill in"
 
 
+def task_line(source: str, name: str) -> int:
+    """The line of the @task decorator of function `name`: the source URL's #L anchor."""
+    (function,) = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef) and node.name == name
+    ]
+    return min(decorator.lineno for decorator in function.decorator_list)
+
+
+def test_the_register_resolves_the_draft_task(resolver: ModuleType) -> None:
+    """The submission engine names the task by the @task it finds at the source URL's anchor."""
+    (task,) = entry()["tasks"]
+    source = (ROOT / task["task_path"]).read_text(encoding="utf-8")
+    found = resolver.resolve_task(source, line_anchor=task_line(source, task["name"]))
+    assert found.name == task["name"]
+    with pytest.raises(resolver.TaskResolutionError, match="line anchor"):
+        resolver.resolve_task(source, line_anchor=None)  # several @task: the URL needs #L<n>
+
+
+def test_the_register_lint_service_finds_the_package() -> None:
+    """The Register lints the package that holds the entry's task_path; its file-structure rules
+    (package, main file, exports, registry, eval.yaml, README) all pass."""
+    (task,) = entry()["tasks"]
+    codes = [rule.code for rule in map(get_rule, rule_names()) if rule.category == "file_structure"]
+    assert len(codes) >= 6
+    for code in codes:
+        (package,) = lint_task_files(ROOT, [task["task_path"]], check=code).packages
+        assert package.name == "agentsense"
+        statuses = [o.status for o in package.outcomes] + [d.status for d in package.diagnostics]
+        assert statuses and set(statuses) <= {"pass"}, (code, package)
+
+
 def test_draft_tasks_match_the_package() -> None:
     """Each task is one of tasks.py's, at its task_path, with eval.yaml's sample count."""
     counts = {t["name"]: t.get("dataset_samples") for t in eval_metadata()["tasks"]}
@@ -114,7 +166,8 @@ def test_report_block_attaches_to_the_draft(schema: ModuleType, report_folder: P
     data["evaluation_report"] = report_block(report_folder)
     meta = schema.ExternalEvalMetadata(**data)
     (row,) = meta.evaluation_report.results
-    assert row.model == "standin/persona/agent" and row.task == "agentsense/full"
+    assert row.model == "standin/persona/agent" and row.task == "full"
+    assert row.provider == "standin" and row.samples > 0
     keys = [m.key for m in row.metrics]
     assert keys == [
         "goal_judge_majority",
@@ -131,7 +184,7 @@ def test_report_block_attaches_to_the_draft(schema: ModuleType, report_folder: P
     [
         lambda b: b["results"][0].__setitem__("metrics", []),
         lambda b: b["results"][0]["metrics"][0].__setitem__("value", "high"),
-        lambda b: b["results"][0].__setitem__("task", "agentsense/goal"),  # not the entry's task
+        lambda b: b["results"][0].__setitem__("task", "goal"),  # not the entry's task
         lambda b: b.pop("commit"),
         lambda b: b["results"][0].pop("model"),
     ],
@@ -176,11 +229,10 @@ def with_paper(found: list[Result]) -> list[Result]:
     return out
 
 
-def report_results(kind_logs: Mapping[str, Path]) -> tuple[list[Result], pd.DataFrame]:
+def report_results(log: Path) -> tuple[list[Result], pd.DataFrame]:
     from agentsense.report import tables
-    from agentsense.report.assemble import load_inputs
 
-    units = load_inputs([str(kind_logs["full"])], ReportOptions(out=Path("unused"))).units
+    units = load_inputs([str(log)], ReportOptions(out=Path("unused"))).units
     assert units is not None
     return results(tables.table_one(units), units.scenes, units.runs), units.runs
 
@@ -188,7 +240,7 @@ def report_results(kind_logs: Mapping[str, Path]) -> tuple[list[Result], pd.Data
 def test_a_reference_gives_paper_and_difference(
     schema: ModuleType, kind_logs: Mapping[str, Path]
 ) -> None:
-    found, runs = report_results(kind_logs)
+    found, runs = report_results(kind_logs["full"])
     referenced = with_paper(found)
     meta = schema.ExternalEvalMetadata(**{**entry(), "evaluation_report": block(referenced, runs)})
     metrics = {m.key: m.value for m in meta.evaluation_report.results[0].metrics}
@@ -204,7 +256,7 @@ def test_viz_page_holds_the_run_and_the_paper(
 ) -> None:
     page = report_folder / "figures" / viz_page.VIZ_PAGE
     assert page.exists(), "the report writes the page when inspect-viz is installed (dev extra)"
-    found, _ = report_results(kind_logs)
+    found, _ = report_results(kind_logs["full"])
     run_value = f"{found[0].scores[0].value:.2f}"
     assert run_value in page.read_text(encoding="utf-8")
     text = viz_page.scores_page(with_paper(found))
@@ -217,13 +269,45 @@ def test_viz_page_holds_the_run_and_the_paper(
 def test_without_inspect_viz_the_report_says_how(
     kind_logs: Mapping[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agentsense.report.assemble import load_inputs, report_data
-
     monkeypatch.setattr(viz_page, "find_spec", lambda name: None)
     options = ReportOptions(out=tmp_path)
-    report = report_data(
-        load_inputs([str(kind_logs["full"])], options), options, ["Evaluation report"]
-    )
-    assert report.sections == ["Evaluation report"]
+    report = report_data(load_inputs([str(kind_logs["full"])], options), options, [REPORT])
+    assert report.sections == [REPORT]
     assert f"figures/{viz_page.VIZ_PAGE}" not in report.files and YAML_FILE in report.files
     assert "pip install 'agentsense[viz]'" in report.markdown
+
+
+def test_the_markdown_table_is_written_with_the_block(report_folder: Path) -> None:
+    table = (report_folder / TABLE_FILE).read_text(encoding="utf-8")
+    head, _, *lines = table.strip().splitlines()
+    assert head.split("|")[1:-1] == [
+        f" {h} "
+        for h in (
+            *("Model", "Task", "Score", "AgentSense", "Paper", "Difference"),
+            *("Samples", "Stderr", "Time"),
+        )
+    ]
+    metrics = {m["key"]: m["value"] for m in report_block(report_folder)["results"][0]["metrics"]}
+    cells = {line.split("|")[3].strip(): line.split("|")[4].strip() for line in lines}
+    assert cells == {
+        "goal_judge_majority": f"{metrics['goal_judge_majority']:.2f}",
+        "mcq_accuracy": f"{metrics['mcq_accuracy']:.2f}",
+    }
+    assert table.strip() in (report_folder / "report.md").read_text(encoding="utf-8")
+
+
+def test_the_block_holds_only_the_entry_task(kind_logs: Mapping[str, Path], tmp_path: Path) -> None:
+    """The entry is `full`: a Table 1 row of `info` runs, or of `full` and `info` runs pooled
+    (one model's), is in the table but not in the block, and the section says why."""
+    options = ReportOptions(out=tmp_path, figures=False)
+    for logs, task in (
+        ([kind_logs["info"]], "info"),
+        ([kind_logs["full"], kind_logs["info"]], "full+info"),
+    ):
+        report = report_data(load_inputs([str(p) for p in logs], options), options, [REPORT])
+        assert list(report.frames["evaluation_report"]["task"].unique()) == [task]
+        assert YAML_FILE not in report.files and TABLE_FILE in report.files
+        assert f"| {task} |" in report.files[TABLE_FILE]
+        assert "No Table 1 row of `full` runs alone" in report.markdown
+    found, _ = report_results(kind_logs["info"])
+    assert found and not entry_results(found)

@@ -192,6 +192,7 @@ def write_report(inputs: Sequence[str], options: ReportOptions) -> Report:
     for name, frame in report.frames.items():
         frame.to_csv(options.out / f"{name}.csv", index=False)
     for name, text in report.files.items():
+        (options.out / name).parent.mkdir(parents=True, exist_ok=True)
         (options.out / name).write_text(text, encoding="utf-8")
     (options.out / "report.md").write_text(report.markdown, encoding="utf-8")
     (options.out / "figures.json").write_text(

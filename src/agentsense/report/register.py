@@ -37,7 +37,10 @@ SCORES: dict[str, tuple[str, str]] = {
     HEADLINE: ("goal_judge_majority", "Goal / Judge / Majority"),
     MCQ_ACCURACY: ("mcq_accuracy", "Info / Acc."),
 }
-REGISTER_TASK = "agentsense/full"  # the task of register/agentsense/eval.yaml
+# The task of register/agentsense/eval.yaml, named as the Register's engine names it (the @task
+# function), and how it is run.
+REGISTER_TASK = "full"
+COMMAND = "inspect eval agentsense/full --model MODEL --model-role judge=JUDGE"
 PLACEHOLDER_COMMIT = "FILL-IN-UPSTREAM-COMMIT"
 
 
@@ -64,7 +67,8 @@ class Result:
     paper_model: str | None
     scores: list[ScoreRow]
     time: str | None
-    task: str | None
+    task: str  # the runs' task ("full", "goal", ...; several joined by "+")
+    date: str | None = None  # the day of the newest log (YYYY-MM-DD)
     why_no_paper: str = ""  # one line: why the paper's values are not given
     commits: set[str] = field(default_factory=set)
 
@@ -143,10 +147,10 @@ def result(group: str, row: pd.Series, scenes: pd.DataFrame, runs: pd.DataFrame)
                 paper=None if published is None else published.value,
             )
         )
-    tasks = set(runs["task"])
-    task = REGISTER_TASK if tasks == {"full"} else None  # other tasks are not the entry's
+    task = "+".join(sorted(set(map(str, runs["task"]))))
     headers = log_headers(runs)
-    found = Result(model, named, scores, clock(log_seconds(headers)), task, why)
+    found = Result(model, named, scores, clock(log_seconds(headers)), task, why_no_paper=why)
+    found.date = str(max(runs["created"]))[:10] if not runs.empty else None
     found.commits = commits(headers)
     return found
 
@@ -165,15 +169,21 @@ def results(table: pd.DataFrame, scenes: pd.DataFrame, runs: pd.DataFrame) -> li
     return rows
 
 
+def entry_results(found: Sequence[Result]) -> list[Result]:
+    """The results the Register entry's block can hold: runs of its task (`full`)."""
+    return [r for r in found if r.task == REGISTER_TASK]
+
+
 def block(found: Sequence[Result], runs: pd.DataFrame) -> dict[str, Any]:
-    """The `evaluation_report` mapping (inspect_evals' EvaluationReport). Its commit is the one
-    the logs were run from, a placeholder when they disagree or Inspect recorded none."""
+    """The `evaluation_report` mapping (inspect_evals' EvaluationReport) of `found`, results of
+    the entry's task (`entry_results`). Its commit is the one the logs were run from, a
+    placeholder when they disagree or Inspect recorded none."""
     run_from = sorted(set().union(*(r.commits for r in found)))
     out: dict[str, Any] = {
         "results": [_row(r) for r in found],
         "commit": run_from[0] if len(run_from) == 1 else PLACEHOLDER_COMMIT,
         "version": str(eval_version()),
-        "command": f"inspect eval {REGISTER_TASK} --model MODEL --model-role judge=JUDGE",
+        "command": COMMAND,
         "timestamp": str(max(runs["created"])) if not runs.empty else None,
     }
     notes = [f"{r.model}: no paper value, {r.why_no_paper}." for r in found if r.why_no_paper]
@@ -194,11 +204,12 @@ def _row(found: Result) -> dict[str, Any]:
         if score.paper is not None and score.difference is not None:
             metrics.append({"key": f"{score.key}_paper", "value": score.paper})
             metrics.append({"key": f"{score.key}_difference", "value": score.difference})
-    row: dict[str, Any] = {"model": found.model, "metrics": metrics}
-    if found.task:
-        row["task"] = found.task
+    row: dict[str, Any] = {"model": found.model, "metrics": metrics, "task": found.task}
+    row["provider"] = found.model.split("/", 1)[0]  # Inspect's provider prefix
     if found.time:
         row["time"] = found.time
+    if found.date:
+        row["date"] = found.date
     row["samples"] = max(score.samples for score in found.scores)
     if found.paper_model:
         row["paper_model"] = found.paper_model
@@ -213,10 +224,21 @@ def block_yaml(report: dict[str, Any]) -> str:
 
 def table_markdown(found: Sequence[Result]) -> str:
     """One line per model and score: ours, the paper's, the difference, samples, stderr, time."""
-    head = ["Model", "Score", "AgentSense", "Paper", "Difference", "Samples", "Stderr", "Time"]
+    head = [
+        "Model",
+        "Task",
+        "Score",
+        "AgentSense",
+        "Paper",
+        "Difference",
+        "Samples",
+        "Stderr",
+        "Time",
+    ]
     rows = [
         [
             r.model,
+            r.task,
             s.key,
             f"{s.value:.2f}",
             "–" if s.paper is None else f"{s.paper:.2f}",
