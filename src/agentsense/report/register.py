@@ -71,6 +71,7 @@ class Result:
     date: str | None = None  # the day of the newest log (YYYY-MM-DD)
     why_no_paper: str = ""  # one line: why the paper's values are not given
     commits: set[str] = field(default_factory=set)
+    dirty: bool = False  # a log was run from a working tree with uncommitted edits
 
 
 def comparable(runs: pd.DataFrame) -> str:
@@ -152,6 +153,7 @@ def result(group: str, row: pd.Series, scenes: pd.DataFrame, runs: pd.DataFrame)
     found = Result(model, named, scores, clock(log_seconds(headers)), task, why_no_paper=why)
     found.date = str(max(runs["created"]))[:10] if not runs.empty else None
     found.commits = commits(headers)
+    found.dirty = any(h.eval.revision is not None and h.eval.revision.dirty for h in headers)
     return found
 
 
@@ -187,6 +189,8 @@ def block(found: Sequence[Result], runs: pd.DataFrame) -> dict[str, Any]:
         "timestamp": str(max(runs["created"])) if not runs.empty else None,
     }
     notes = [f"{r.model}: no paper value, {r.why_no_paper}." for r in found if r.why_no_paper]
+    if any(r.dirty for r in found):
+        notes.append("Some logs were run from a working tree with uncommitted changes.")
     notes.append(
         "Scores in percent as the paper prints them (Table 1): goal_judge_majority is goal "
         "completion by judge-panel majority, mcq_accuracy the private-information MCQ accuracy; "

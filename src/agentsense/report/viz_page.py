@@ -3,7 +3,8 @@
 
 One bar plot per score (goal completion by judge majority, MCQ accuracy): each model's score with
 its 95% interval from the logged stderr, the paper's value a red dot on the model's bar. The page
-ends with the same numbers as a plain HTML table, so it reads without the widget too.
+ends with the same numbers as a plain HTML table, so it reads without the widget too: inspect-viz's
+page loads its JavaScript from a CDN, so the plots render only online.
 """
 
 from __future__ import annotations
@@ -71,7 +72,11 @@ def value_table(frame: pd.DataFrame) -> str:
         + "</tr>"
         for r in frame.itertuples()
     )
-    return f'<table id="agentsense-scores"><tr>{head}</tr>{rows}</table>'
+    note = (
+        "<p>The plots load their JavaScript (Mosaic, DuckDB-WASM) from cdn.jsdelivr.net, so they "
+        "show only online; the table holds the same numbers.</p>"
+    )
+    return f'{note}<table id="agentsense-scores"><tr>{head}</tr>{rows}</table>'
 
 
 def scores_page(found: Sequence[Result]) -> str | None:
