@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 import yaml
 from inspect_ai.log import EvalLog, read_eval_log
-from inspect_ai.scorer import SampleScore, Score, stderr
+from inspect_ai.scorer import MetricProtocol, SampleScore, Score, stderr
 
 from agentsense.analysis import official
 from agentsense.analysis.logs import records
@@ -91,8 +91,8 @@ def clustered_stderr(scenes: pd.DataFrame, key: str) -> float:
         SampleScore(score=Score(value=float(v)), sample_metadata={CLUSTER: t}, sample_id=str(i))
         for v, t, i in zip(scored[key], scored[CLUSTER], scored["id"], strict=True)
     ]
-    value = stderr(cluster=CLUSTER)(scores) if scores else math.nan
-    return float(value)  # type: ignore[arg-type]
+    metric = cast(MetricProtocol, stderr(cluster=CLUSTER))  # Inspect 0.3's SampleScore form
+    return float(cast(float, metric(scores))) if scores else math.nan
 
 
 def log_headers(runs: pd.DataFrame) -> list[EvalLog]:

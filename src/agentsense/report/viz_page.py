@@ -10,6 +10,7 @@ page loads its JavaScript from a CDN, so the plots render only online.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 from importlib.util import find_spec
 
@@ -54,6 +55,11 @@ def score_frame(found: Sequence[Result]) -> pd.DataFrame:
     )
 
 
+def _number(value: object) -> str:
+    """Two decimals, or a dash for no value (NaN: the paper has none)."""
+    return f"{value:.2f}" if isinstance(value, (int, float)) and not math.isnan(value) else "–"
+
+
 def value_table(frame: pd.DataFrame) -> str:
     """The page's numbers as an HTML table (model, score, AgentSense, stderr, paper)."""
     head = "".join(f"<th>{h}</th>" for h in ("Model", "Score", "AgentSense", "Stderr", "Paper"))
@@ -66,7 +72,7 @@ def value_table(frame: pd.DataFrame) -> str:
                 r.task_name,
                 f"{r.score_headline_value:.2f}",
                 f"{r.score_headline_stderr:.2f}",
-                "–" if pd.isna(r.paper) else f"{r.paper:.2f}",
+                _number(r.paper),
             )
         )
         + "</tr>"
