@@ -254,7 +254,7 @@ def test_a_reference_gives_paper_and_difference(
 def test_viz_page_holds_the_run_and_the_paper(
     report_folder: Path, kind_logs: Mapping[str, Path]
 ) -> None:
-    page = report_folder / "figures" / viz_page.VIZ_PAGE
+    page = report_folder / viz_page.VIZ_PAGE
     assert page.exists(), "the report writes the page when inspect-viz is installed (dev extra)"
     found, _ = report_results(kind_logs["full"])
     run_value = f"{found[0].scores[0].value:.2f}"
@@ -273,7 +273,7 @@ def test_without_inspect_viz_the_report_says_how(
     options = ReportOptions(out=tmp_path)
     report = report_data(load_inputs([str(kind_logs["full"])], options), options, [REPORT])
     assert report.sections == [REPORT]
-    assert f"figures/{viz_page.VIZ_PAGE}" not in report.files and YAML_FILE in report.files
+    assert viz_page.VIZ_PAGE not in report.files and YAML_FILE in report.files
     assert "pip install 'agentsense[viz]'" in report.markdown
 
 

@@ -1,5 +1,6 @@
 """The interactive page of scores by model with the paper's value marked, through inspect-viz
-(the optional extra `viz`: `pip install 'agentsense[viz]'`), written beside the PNG figures.
+(the optional extra `viz`: `pip install 'agentsense[viz]'`), written into the report folder,
+beside `figures/`.
 
 One bar plot per score (goal completion by judge majority, MCQ accuracy): each model's score with
 its 95% interval from the logged stderr, the paper's value a red dot on the model's bar. The page
@@ -28,10 +29,7 @@ TITLES = {
 def page_line(written: bool) -> str:
     """The report's one line about the page: where it is, or how to get it."""
     if written:
-        return (
-            f"Interactive scores by model, the paper's value marked: [figures/{VIZ_PAGE}]"
-            f"(figures/{VIZ_PAGE})."
-        )
+        return f"Interactive scores by model, the paper's value marked: [{VIZ_PAGE}]({VIZ_PAGE})."
     return (
         "An interactive page of these scores by model (the paper's value marked) needs the "
         "`viz` extra: `pip install 'agentsense[viz]'` (inspect-viz), then run the report again."

@@ -3,7 +3,8 @@
 Writes `evaluation_report.md` (the section's Markdown table, to paste into a README),
 `evaluation_report.csv`, `evaluation_report.yaml` (the `evaluation_report` block of
 register/agentsense/eval.yaml, from the `full` runs: the entry's task) and, with the `viz` extra,
-the interactive page `figures/scores_by_model.html` (report.viz_page).
+the interactive page `scores_by_model.html` (report.viz_page; in the report folder, not in
+`figures/`, which holds the PNGs `figures.json` describes).
 """
 
 from __future__ import annotations
@@ -84,6 +85,6 @@ def evaluation_report_section(inputs: Inputs) -> Content:
     if report.draw:
         page = scores_page(found)
         if page is not None:
-            report.files[f"figures/{VIZ_PAGE}"] = page
+            report.files[VIZ_PAGE] = page
         text += "\n\n" + page_line(page is not None)
     return text
