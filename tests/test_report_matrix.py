@@ -47,6 +47,8 @@ def expected_sections(kinds: frozenset[str]) -> set[str]:
     present = {
         "Runs": bool(kinds & set(KINDS)),
         "Table 1": scored,
+        # issue #34: a Table 1 row of one model with goal or MCQ scores (not blind alone)
+        "Evaluation report": bool(kinds & {"full", "goal", "info"}),
         "Leakage baseline": "blind" in kinds and bool(kinds & {"full", "info"}),
         "Goal categories": bool(kinds & JUDGED),
         "Over-confidence": bool(kinds & JUDGED),

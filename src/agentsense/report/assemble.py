@@ -27,6 +27,7 @@ from agentsense.report.sections.breakdowns import (
     pairs_section,
     scene_section,
 )
+from agentsense.report.sections.evaluation_report import evaluation_report_section
 from agentsense.report.sections.judges import human_labels_section, reliability_section
 from agentsense.report.sections.other_tasks import (
     construction_section,
@@ -72,6 +73,7 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Runs", runs_section),
     ("Notes", notes_section),
     ("Table 1", table_one_section),
+    ("Evaluation report", evaluation_report_section),
     ("Leakage baseline", leakage_section),
     ("Table 2", table_two_section),
     ("Repeated runs", repeated_section),
@@ -193,6 +195,9 @@ def write_report(inputs: Sequence[str], options: ReportOptions) -> Report:
     report = report_data(loaded, options)
     for name, frame in report.frames.items():
         frame.to_csv(options.out / f"{name}.csv", index=False)
+    for name, text in report.files.items():
+        (options.out / name).parent.mkdir(parents=True, exist_ok=True)
+        (options.out / name).write_text(text, encoding="utf-8")
     (options.out / "report.md").write_text(report.markdown, encoding="utf-8")
     (options.out / "figures.json").write_text(
         json.dumps(_no_nan([asdict(f) for f in report.figures]), indent=1), encoding="utf-8"

@@ -63,6 +63,7 @@ class Report:
     # model -> its estimates (one per table row: several when a model has several rows),
     # put here by the section that computed them.
     headlines: dict[str, dict[str, list[Estimate]]] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)  # path in the folder -> text to write
 
     def csv(self, frame: pd.DataFrame, name: str) -> None:
         """Keep a table for `<name>.csv` (`write_report` writes it)."""
