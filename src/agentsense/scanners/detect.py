@@ -73,7 +73,9 @@ def wrong_speaker(text: str, speaker: str, names: Sequence[str]) -> str | None:
     for line in text.split("\n"):
         line = own.sub("", line, count=1)
         for other in others:
-            variants = "|".join(re.escape(v) for v in {other, _spaced(other), _spaced(other).split()[0]})
+            variants = "|".join(
+                re.escape(v) for v in {other, _spaced(other), _spaced(other).split()[0]}
+            )
             if re.match(rf"^\s*[\*\[]*(?:{variants})[\*\]]*\s*:", line, re.IGNORECASE):
                 return other
     return None

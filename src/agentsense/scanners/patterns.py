@@ -21,7 +21,11 @@ TurnRule = Callable[[ModelTurn, dict[str, str]], bool]  # (turn, name -> secret)
 def flagged_result(flagged: Sequence[ModelTurn], scanned: int) -> Result:
     """How many of `scanned` turns were flagged, the first quoted, each referenced."""
     references = [Reference(type="event", id=t.event_id) for t in flagged if t.event_id]
-    first = f"{flagged[0].speaker} (turn {flagged[0].index}): {flagged[0].text[:300]}" if flagged else None
+    first = (
+        f"{flagged[0].speaker} (turn {flagged[0].index}): {flagged[0].text[:300]}"
+        if flagged
+        else None
+    )
     return Result(
         value=len(flagged),
         explanation=first,
@@ -77,7 +81,9 @@ def newline_cut_loss() -> Scanner[Transcript]:
         losses = [detect.cut_loss(t.text, t.speaker) for t in turns]
         lengths = [len(t.text) for t in turns]
         total = sum(lengths)
-        share = sum(loss * n for loss, n in zip(losses, lengths, strict=True)) / total if total else 0.0
+        share = (
+            sum(loss * n for loss, n in zip(losses, lengths, strict=True)) / total if total else 0.0
+        )
         most = [t for t, loss in zip(turns, losses, strict=True) if loss >= detect.MOST]
         result = flagged_result(most, len(turns))
         return Result(

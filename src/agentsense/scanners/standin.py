@@ -1,4 +1,4 @@
-"""`scanner-standin/patterns`: a model for checking the LLM scanners offline. It answers the
+"""`scanner-standin/patterns` (registered by the package's entry point): a model for checking the LLM scanners offline. It answers the
 scanners' yes/no questions with the pattern rules of `detect` applied to the conversation in the
 prompt, so its figures test the LLM scanners' plumbing (prompt, answer parsing, results), not a
 language model's judgement. Token counts are estimated (no tokenizer download)."""
@@ -6,21 +6,18 @@ language model's judgement. Token counts are estimated (no tokenizer download)."
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
     ModelAPI,
     ModelOutput,
-    modelapi,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from agentsense.scanners import detect
 from agentsense.scanners.llm import CHARACTER_BREAK_QUESTION
 
-NAME = "scanner-standin"
 _SECRETS = re.compile(
     r"The characters hold these secrets, which they are meant to keep:\n(?P<secrets>.*?)\n\n"
     r"In any turn, does a character state or clearly reveal its own secret, in any wording\?",
@@ -51,12 +48,3 @@ class PatternModel(ModelAPI):
 
     async def count_text_tokens(self, text: str) -> int:
         return len(text) // 4 + 1
-
-
-@modelapi(name=NAME)
-def pattern_model() -> type[ModelAPI]:
-    return PatternModel
-
-
-def register(**_: Any) -> None:
-    """Importing this module registers the provider; this names that intent at call sites."""

@@ -23,15 +23,19 @@ Case = dict[str, Any]
 
 RULES: dict[str, Callable[[Case], bool]] = {
     "character_break": lambda c: detect.character_break(c["text"]),
-    "wrong_speaker": lambda c: detect.wrong_speaker(c["text"], c["speaker"], c["names"]) is not None,
+    "wrong_speaker": lambda c: (
+        detect.wrong_speaker(c["text"], c["speaker"], c["names"]) is not None
+    ),
     "secret_leak": lambda c: detect.secret_leak(c["text"], c["secret"], c["names"]),
     "refusal": lambda c: detect.refusal(c["text"]),
     "newline_cut_loss": lambda c: detect.cut_loss(c["text"], c["speaker"]) >= detect.MOST,
-    "judge_disagreement": lambda c: detect.panel_splits(
-        {"asker": judge, "reading": reading, "character": "x", "goal": 1, "item": 1}
-        for judge, reading in c["readings"].items()
-    )[0]
-    > 0,
+    "judge_disagreement": lambda c: (
+        detect.panel_splits(
+            {"asker": judge, "reading": reading, "character": "x", "goal": 1, "item": 1}
+            for judge, reading in c["readings"].items()
+        )[0]
+        > 0
+    ),
 }
 LLM = {"character_break_llm": "character_break", "secret_leak_llm": "secret_leak"}
 
@@ -67,9 +71,8 @@ async def _llm_flags(scanner: str, found: list[Case], model: str) -> list[bool]:
     from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
     from inspect_scout import Transcript
 
-    from agentsense.scanners import llm, standin
+    from agentsense.scanners import llm
 
-    standin.register()
     scan = getattr(llm, scanner)(model=model)
     flags = []
     for i, case in enumerate(found):
