@@ -10,20 +10,27 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from importlib.resources import files
 from typing import Any
 
 from agentsense.engine.conversation import Turn, prefixed_text, visible_text
 
 # Speaking as an AI system, not as the character (`character_break`).
-_AI = r"(?:an? )?(?:AI|A\.I\.|artificial intelligence|(?:large )?language model|LLM|chatbot|virtual assistant|AI assistant|assistant)"
+_AI = (
+    r"(?:an? )?(?:AI|A\.I\.|artificial intelligence|(?:large )?language model|LLM|chatbot"
+    r"|virtual assistant|AI assistant|assistant)"
+)
+_JOB = r"(?! (?:manager|director|coach|editor|professor|principal)\b)"  # "an assistant manager"
 CHARACTER_BREAK = re.compile(
     "|".join(
         (
-            rf"\bas {_AI}\b(?! (?:manager|director|coach|editor|professor|principal)\b)",
-            rf"\bI(?:'m| am) (?:just |only |merely )?{_AI}\b(?! (?:manager|director|coach|editor|professor|principal)\b)",
-            r"\bI (?:don't|do not) have (?:personal )?(?:feelings|emotions|a body|personal experiences|opinions of my own)\b",
+            rf"\bas {_AI}\b{_JOB}",
+            rf"\bI(?:'m| am) (?:just |only |merely )?{_AI}\b{_JOB}",
+            r"\bI (?:don't|do not) have (?:personal )?(?:feelings|emotions|a body"
+            r"|personal experiences|opinions of my own)\b",
             r"\bmy (?:training data|knowledge cutoff|programming|developers at)\b",
-            r"\b(?:created|trained|developed) by (?:OpenAI|Anthropic|Meta|Google|Alibaba|Mistral)\b",
+            r"\b(?:created|trained|developed) by "
+            r"(?:OpenAI|Anthropic|Meta|Google|Alibaba|Mistral)\b",
             r"\b(?:in|for) this (?:role-?play|simulation|scenario)\b",
             r"\bstay(?:ing)? in character\b",
         )
@@ -32,24 +39,32 @@ CHARACTER_BREAK = re.compile(
 )
 
 # Declining to take part (`refusal`): apologies for not answering, policy talk.
+_CANT = r"(?:can(?:'t|not)|won't|will not)"
 REFUSAL = re.compile(
     "|".join(
         (
-            r"\bI(?:'m| am) (?:sorry|afraid),? (?:but )?I (?:can(?:'t|not)|won't|will not|am unable to) (?:help|assist|comply|continue|provide|do that|engage|participate|take part|role-?play|fulfil)",
-            r"\bI (?:can(?:'t|not)|won't|will not) (?:assist|comply|role-?play|pretend|engage in|participate in|continue (?:this|with this) (?:conversation|role-?play|scenario))\b",
-            r"\bI(?:'m| am) not (?:able|comfortable|allowed|permitted) to (?:continue|role-?play|pretend|engage|participate|provide|share that|help with (?:that|this) request)",
-            r"\b(?:against|violates?) (?:my|our|the) (?:guidelines|policy|policies|content policy|usage policies)\b",
+            rf"\bI(?:'m| am) (?:sorry|afraid),? (?:but )?I (?:{_CANT}|am unable to) (?:help|assist"
+            r"|comply|continue|provide|do that|engage|participate|take part|role-?play|fulfil)",
+            rf"\bI {_CANT} (?:assist|comply|role-?play|pretend|engage in|participate in"
+            r"|continue (?:this|with this) (?:conversation|role-?play|scenario))\b",
+            r"\bI(?:'m| am) not (?:able|comfortable|allowed|permitted) to (?:continue|role-?play"
+            r"|pretend|engage|participate|provide|share that|help with (?:that|this) request)",
+            r"\b(?:against|violates?) (?:my|our|the) (?:guidelines|policy|policies|content policy"
+            r"|usage policies)\b",
             r"\bI (?:must|have to) (?:decline|refuse)\b",
         )
     ),
     re.IGNORECASE,
 )
 
+# Words any sentence shares with a secret (not evidence of stating it).
 _STOP = frozenset(
-    "a an the and or but of to in on at for with from by as is are was were be been has have had "
-    "not no any anyone anything that this these those his her their its he she they him them who "
-    "what which when where why how about into over after before than then there here it i you we "
-    "my your our me us do does did so very just also yet ago one".split()
+    line.strip()
+    for line in files("agentsense.scanners")
+    .joinpath("stopwords.txt")
+    .read_text("utf-8")
+    .splitlines()
+    if line.strip() and not line.startswith("#")
 )
 
 

@@ -90,5 +90,6 @@ def scans_section(inputs: Inputs) -> Content:
         "## Transcript scans\n\nInspect Scout's scanners (docs/scanners.md) over these logs: per "
         "model, the transcripts a scanner flagged, the turns it flagged (pattern scanners) or the "
         "mean share (newline_cut_loss: of the characters' text cut; judge_disagreement: of judged "
-        "goals split); the newest scan of each scanner. Each transcript's results: `scout view`; this table: `scans.csv`.\n\n{table}"
+        "goals split); the newest scan of each scanner. Each transcript's results: `scout view`; "
+        f"this table: `scans.csv`.\n\n{table}"
     )
