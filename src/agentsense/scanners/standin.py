@@ -1,7 +1,8 @@
 """`scanner-standin/patterns` (registered by the package's entry point): a model for checking
 the LLM scanners offline. It answers the scanners' yes/no questions with the pattern rules of
 `detect` applied to the conversation in the prompt, so its figures test the LLM scanners'
-plumbing (prompt, answer parsing, results), not a language model's judgement. Token counts are estimated (no tokenizer download)."""
+plumbing (prompt, answer parsing, results), not a language model's judgement. Token counts
+are estimated (no tokenizer download)."""
 
 from __future__ import annotations
 
