@@ -112,25 +112,31 @@ def scripted_turn(turn: int, speaker: str, other: str, secret: str) -> str:
 
 def agent() -> Model:
     def reply(input: list[Any], tools: Any, tool_choice: Any, config: Any) -> ModelOutput:
-        system = input[0].text
+        system, last = input[0].text, input[-1].text
         speaker = _SPEAKER.search(system)
-        if speaker is None:  # a question after the scene: goal or MCQ
-            text = "(A)" if "only output your choice" in input[-1].text else "Yes."
+        if "yes or no" in last.lower():  # a goal question after the scene
+            text = "Yes."
+        elif "only output your choice" in last or speaker is None:  # an MCQ
+            text = "(A)"
         else:
             seen = "\n".join(m.text for m in input[1:])
             names = set(re.findall(r"^(\w+): ", seen, re.MULTILINE)) - {speaker[1]}
             secret = _SECRET.search(system)
             turn = len(_LINE.findall(seen))
             text = scripted_turn(turn, speaker[1], min(names), secret[1] if secret else "")
-        output = ModelOutput.from_content(model="scripted", content=text)
-        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
-        return output
+        return scripted(text)
 
     return get_model("mockllm/model", custom_outputs=reply)
 
 
+def scripted(text: str) -> ModelOutput:
+    output = ModelOutput.from_content(model="scripted", content=text)
+    output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # no tokenizer
+    return output
+
+
 def constant(text: str) -> Callable[..., ModelOutput]:
-    return lambda *_: ModelOutput.from_content(model="judge", content=text)
+    return lambda *_: scripted(text)
 
 
 @pytest.fixture(scope="module")
