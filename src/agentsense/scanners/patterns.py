@@ -96,7 +96,8 @@ def newline_cut_loss() -> Scanner[Transcript]:
     return scan
 
 
-@scanner(events=["score"], metadata=True)
+# The panel's answers are in the transcript's metadata (its scores); `info` events are few.
+@scanner(events=["info"], metadata=True)
 def judge_disagreement() -> Scanner[Transcript]:
     """Share of judged goals on which the judge panel's readings are not unanimous."""
 
