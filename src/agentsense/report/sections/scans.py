@@ -18,8 +18,9 @@ from agentsense.report.render import markdown
 
 SHARES = frozenset({"newline_cut_loss", "judge_disagreement"})
 HOW = (
-    "no scan given: `scout scan src/agentsense/scanners/patterns.py -T LOGS --scans SCANS`, then "
-    "`agentsense report LOGS --scan SCANS` (docs/scanners.md; needs `agentsense[scout]`)"
+    "no scan given: `scout scan src/agentsense/scanners/scanjob.py -T LOGS --scans SCANS`, then "
+    "`agentsense report LOGS --scan SCANS` (docs/scanners.md; needs `agentsense[scout]`, "
+    "Python 3.11+)"
 )
 
 
