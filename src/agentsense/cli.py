@@ -61,6 +61,7 @@ def _report_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     parser.add_argument(
         "--alpha", type=float, default=0.05, help="significance level (default 0.05)"
     )
+    parser.add_argument("--scan", type=Path, help="an Inspect Scout scan of the logs (SCAN_DIR)")
 
 
 def _merge_options(parser: argparse.ArgumentParser) -> None:
@@ -259,6 +260,7 @@ def run_report(args: argparse.Namespace) -> int:
         scorer=args.scorer,
         prefer_newest=args.prefer_newest,
         figures=not args.no_figures,
+        scan=args.scan,
     )
     report = write_report(args.logs, options)
     for line in report.unfinished:

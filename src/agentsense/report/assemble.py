@@ -44,6 +44,7 @@ from agentsense.report.sections.runs import (
     unfinished_banner,
     unfinished_lines,
 )
+from agentsense.report.sections.scans import scans_section
 from agentsense.report.sections.scores import (
     baselines_section,
     labelling_section,
@@ -90,6 +91,7 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Uncertainty", uncertainty_section),
     ("Variance components", variance_section),
     ("Cost and tokens", usage_section),
+    ("Transcript scans", scans_section),
     ("Labelling", labelling_section),
     ("Construction", LogSection(construction_section)),
     ("GCA", LogSection(gca_section)),

@@ -42,6 +42,7 @@ class ReportOptions:
     scorer: str | None = None  # one scoring of re-judged logs; default: all, newest first
     prefer_newest: bool = False  # conflicting duplicate samples: keep the newest log's
     figures: bool = True
+    scan: Path | None = None  # an Inspect Scout scan of the logs (`--scan`)
 
 
 @dataclass
