@@ -1,0 +1,294 @@
+"""The paper beside a run: each cell of Tables 1, 2 and 7 that a run's row has and the paper
+publishes for the row's model (`sense/reference/paper.csv`), with the difference and whether the
+paper's value lies in the run's 95% interval; the report's *Beside the paper* section and the
+gate `agentsense compare --against paper`.
+
+A row has references when its model maps to a paper model (`model_names.paper_model`, with
+AGENTSENSE_MODEL_NAMES) and its runs are comparable (`analysis.official.reason`: the official
+data, every scene, finished). Table 6 (judges against human labels) has no counterpart in a run.
+
+`paper_matches(units)` is the API (also for the Register's evaluation report): a `PaperMatch`
+per cell, its values in the paper's unit (percent, points or a fraction) and the difference in
+percentage points.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import pandas as pd
+
+from agentsense.analysis import official
+from agentsense.analysis.logs import records
+from agentsense.analysis.stats import Estimate
+from agentsense.engine.errors import ReportError
+from agentsense.report import tables
+from agentsense.report.document import Absent, Content, Inputs
+from agentsense.report.frames import Units
+from agentsense.report.render import markdown, number
+from agentsense.report.sections.scores import table_two
+from agentsense.sense.reference.model_names import ENV, paper_model
+from agentsense.sense.reference.paper import PaperCell, cell
+from agentsense.sense.score_keys import (
+    BLIND_MCQ_ACCURACY,
+    JUDGE_MAJORITY,
+    JUDGE_MEAN,
+    MCQ_ACCURACY,
+    OTHER,
+    SCRIPT_ACCURACY,
+    SELF,
+)
+
+__all__ = ["PaperMatch", "References", "gate_text", "paper_matches", "references"]
+
+# The report's column -> the paper's column, per table (Table 7: the mean over its epochs).
+COLUMNS: dict[str, dict[str, str]] = {
+    "1": {
+        SELF: "Goal / Self",
+        OTHER: "Goal / Other",
+        JUDGE_MEAN: "Goal / Judge / Average",
+        JUDGE_MAJORITY: "Goal / Judge / Majority",
+        "goal_psi": "Goal / PSI",
+        MCQ_ACCURACY: "Info / Acc.",
+        "mcq_psi": "Info / PSI",
+    },
+    "2": {SCRIPT_ACCURACY: "Script Acc.", BLIND_MCQ_ACCURACY: "Blind Acc."},
+    "7": {
+        SELF: "Self / mean",
+        OTHER: "Other / mean",
+        JUDGE_MEAN: "Judge_mean / Average",
+        JUDGE_MAJORITY: "Judge_mean / Majority",
+        MCQ_ACCURACY: "Info / mean",
+    },
+}
+# A judge of the paper's panel (its paper model) -> its column's name in Tables 1 and 7.
+JUDGE_COLUMNS = {
+    "1": {"GPT-4o": "Goal / Judge / GPT-4o", "Qwen2.5-72b": "Goal / Judge / Qwen2.5"}
+    | {"Llama-3-70b": "Goal / Judge / Llama-3"},
+    "7": {"GPT-4o": "Judge_mean / GPT", "Qwen2.5-72b": "Judge_mean / Qwen"}
+    | {"Llama-3-70b": "Judge_mean / Llama"},
+}
+# A paper unit -> the factor from the report's 0-1 scale.
+SCALE = {"percent": 100.0, "percentage points": 100.0, "fraction": 1.0}
+CSV_NAME = "paper_reference"
+TITLE = "Beside the paper"
+
+
+@dataclass(frozen=True)
+class PaperMatch:
+    """One cell of a run's row beside the paper's: values in the paper's unit, the difference
+    (run - paper) in percentage points, and the run's 95% interval [low, high] over n units."""
+
+    table: str
+    row: str  # the report's row (model or family)
+    column: str  # the paper's column, e.g. "Goal / Judge / Majority"
+    metric: str  # the report's column, e.g. "judge_majority"
+    model: str  # the paper's model name
+    unit: str
+    value: float
+    paper: float
+    difference: float
+    in_interval: bool
+    low: float
+    high: float
+    n: int
+
+    def within(self, margin: float) -> bool:
+        """The gate's rule: the paper's value in the interval, or within `margin` points."""
+        return self.in_interval or abs(self.difference) <= margin
+
+
+@dataclass
+class References:
+    """The matched cells, and each row without references with the reason."""
+
+    matches: list[PaperMatch] = field(default_factory=list)
+    missing: dict[str, str] = field(default_factory=dict)
+
+
+def _match(table: str, row: str, metric: str, found: PaperCell, value: Estimate) -> PaperMatch:
+    scale = SCALE[found.unit]
+    reference = found.value / scale  # on the report's 0-1 scale
+    inside = not (math.isnan(value.low) or math.isnan(value.high))
+    return PaperMatch(
+        table=table,
+        row=row,
+        column=found.column,
+        metric=metric,
+        model=found.row,
+        unit=found.unit,
+        value=value.mean * scale,
+        paper=found.value,
+        difference=(value.mean - reference) * 100,
+        in_interval=inside and value.low - 1e-9 <= reference <= value.high + 1e-9,
+        low=value.low * scale,
+        high=value.high * scale,
+        n=value.n,
+    )
+
+
+def _columns(table: str, units: Units) -> dict[str, str]:
+    """The row's columns with a paper column: the fixed ones and the judges of the paper's
+    panel (a column `judge: <model>` whose model maps to one)."""
+    columns = dict(COLUMNS[table])
+    for judge in units.judge_columns:
+        model = paper_model(judge.removeprefix("judge: "))
+        if model in JUDGE_COLUMNS.get(table, {}):
+            columns[judge] = JUDGE_COLUMNS[table][model]
+    return columns
+
+
+def _row_matches(
+    table: str, row: str, model: str, cells: dict[str, object], units: Units
+) -> list[PaperMatch]:
+    found = []
+    for metric, column in _columns(table, units).items():
+        value, published = cells.get(metric), cell(table, model, column)
+        if isinstance(value, Estimate) and value.n and published is not None:
+            found.append(_match(table, row, metric, published, value))
+    return found
+
+
+def _why_not(runs: pd.DataFrame, tables_asked: Sequence[str]) -> tuple[str | None, str | None]:
+    """(the table the runs are comparable to, None) or (None, why they are not to any)."""
+    first = None
+    for table in tables_asked:
+        reasons = [official.reason(run, table) for run in records(runs)]
+        why = next((r for r in reasons if r is not None), None)
+        if why is None:
+            return table, None
+        first = first or why
+    return None, first
+
+
+def _model(runs: pd.DataFrame) -> tuple[str | None, str]:
+    """The row's paper model (None: no match) and the served name."""
+    if (runs["kind"] == "pairwise").any():
+        return None, "a sender × receiver pair (the paper's tables are of one model)"
+    served = str(runs["model"].iloc[0])
+    return paper_model(served), served
+
+
+def _no_model(served: str) -> str:
+    if served.startswith("a sender"):
+        return served
+    return f"no paper model matches {served} (map it in a file named by {ENV})"
+
+
+def references(units: Units) -> References:
+    """The paper's cells beside Table 1 (or Table 7 for a -T per_template=1 row) and Table 2."""
+    found = References()
+    table_one = tables.table_one(units) if not tables.scored_scenes(units).empty else None
+    for row, cells in ({} if table_one is None else table_one.to_dict("index")).items():
+        runs = units.runs[units.runs["group"] == row]
+        model, served = _model(runs)
+        table, why = _why_not(runs, ["1", "7"])
+        if model is None:
+            found.missing[str(row)] = _no_model(served)
+        elif table is None:
+            found.missing[str(row)] = str(why)
+        else:
+            found.matches += _row_matches(table, str(row), model, cells, units)
+    script = table_two(units)
+    for values in records(script):
+        family = str(values["model"])
+        runs = units.runs[(units.runs["family"] == family) & (units.runs["kind"] == "script")]
+        model, served = _model(runs)
+        table, why = _why_not(runs, ["2"])
+        if model is None or table is None:
+            found.missing.setdefault(family, _no_model(served) if model is None else str(why))
+            continue
+        found.matches += _row_matches("2", family, model, values, units)
+    return found
+
+
+def paper_matches(units: Units) -> list[PaperMatch]:
+    """Every cell of the units' rows that the paper publishes, beside the paper's value."""
+    return references(units).matches
+
+
+def matches_frame(matches: Sequence[PaperMatch]) -> pd.DataFrame:
+    columns = list(PaperMatch.__dataclass_fields__)
+    return pd.DataFrame([asdict(m) for m in matches], columns=columns)
+
+
+def _shown(match: PaperMatch) -> list[str]:
+    digits = 3 if match.unit == "fraction" else 2
+    interval = f"[{number(match.low, digits)}, {number(match.high, digits)}]"
+    return [
+        f"Table {match.table}",
+        match.row,
+        match.column,
+        f"{number(match.value, digits)} {interval}",
+        number(match.paper, digits),
+        f"{match.difference:+.2f}",
+        "yes" if match.in_interval else "no",
+    ]
+
+
+HEAD = ["Table", "Row", "Paper column", "Run [95% CI]", "Paper", "Difference (points)"]
+HEAD += ["Paper in CI"]
+
+
+def matches_markdown(found: References) -> str:
+    lines = [f"- {row}: no reference: {why}." for row, why in found.missing.items()]
+    table = markdown(HEAD, [_shown(m) for m in found.matches]) if found.matches else ""
+    return "\n\n".join(part for part in (table, "\n".join(lines)) if part)
+
+
+def paper_section(inputs: Inputs) -> Content:
+    found = references(inputs.units)
+    if not found.matches and not found.missing:
+        return Absent("no row of Table 1 or Table 2")
+    inputs.report.csv(matches_frame(found.matches), CSV_NAME)
+    return (
+        f"## {TITLE}\n\nThe published value of each cell of Tables 1, 2 and 7 (Mou et al., 2024) "
+        "that a row has, in the paper's unit (Tables 1 and 7 in %, PSI in points, Table 2 as a "
+        "fraction), the difference run - paper in percentage points, and whether the paper's "
+        "value lies in the run's 95% interval. A row has references when its model maps to a "
+        "paper model and its runs are on the official data, every scene, finished (Table 7: "
+        "`-T per_template=1`); docs/reference.md.\n\n" + matches_markdown(found)
+    )
+
+
+# --- the gate: agentsense compare --against paper ----------------------------------------------
+
+
+def gate_text(found: References, margin: float) -> tuple[str, bool]:
+    """The gate's verdict (text, passed); refuses (ReportError) what cannot be compared."""
+    if found.missing:
+        raise ReportError(
+            "These rows cannot be compared with the paper:\n"
+            + "\n".join(f"  - {row}: {why}" for row, why in found.missing.items())
+        )
+    if not found.matches:
+        raise ReportError("No cell of these logs has a published value in the paper.")
+    outside = [m for m in found.matches if not m.within(margin)]
+    text = markdown(HEAD, [_shown(m) for m in found.matches])
+    if outside:
+        listed = "; ".join(
+            f"Table {m.table} {m.row} {m.column}: {m.difference:+.2f} points" for m in outside
+        )
+        return f"{text}\n\nOUTSIDE: {len(outside)} of {len(found.matches)} cells ({listed}).", False
+    return (
+        f"{text}\n\nAll {len(found.matches)} cells reproduce the paper (its value in the run's "
+        f"95% interval, or within {margin:g} points).",
+        True,
+    )
+
+
+def gate(
+    logs: Sequence[str], margin: float, scorer: str | None = None, prefer_newest: bool = False
+) -> tuple[str, bool]:
+    """`agentsense compare --against paper LOGS`: the verdict on the logs' runs."""
+    from agentsense.analysis.log_reader import load_runs
+    from agentsense.report.frames import build_units
+
+    if not logs:
+        raise ReportError("give the logs (or folders) of the runs to compare with the paper.")
+    if margin < 0 or math.isnan(margin):
+        raise ReportError(f"--margin must be 0 or more points; got {margin:g}.")
+    units = build_units(load_runs(logs, scorer, prefer_newest))
+    return gate_text(references(units), margin)

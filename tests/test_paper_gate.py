@@ -1,0 +1,202 @@
+"""The paper beside a run, end to end: `agentsense/full` through the stub server under a serving
+name of a paper model (Llama-3-8B), on data shaped and checksummed like the official set (a
+pinned file served by the local file server), then the report's *Beside the paper* section and
+`agentsense compare --against paper`: pass with a wide margin, fail with none, refuse the demo
+set, a --limit run and a model the paper does not have.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+
+from agentsense.analysis import official
+from agentsense.cli import main
+from agentsense.engine.download import PinnedFile, git_blob_id
+from agentsense.sense.dataset import official as official_data
+from agentsense.sense.dataset.samples import demo_path
+from agentsense.sense.reference.paper import cell
+from agentsense.standin.stub import StubServer
+from file_server import Reply, file_server
+from shared_builds import SharedBuilds
+
+pytestmark = pytest.mark.slow
+
+PAPER_MODEL = "vllm/meta-llama/Meta-Llama-3-8B-Instruct"  # Llama-3-8B of Tables 1 and 7
+UNMAPPED = "vllm/agent"
+JUDGES = ["vllm/gpt-4o", "vllm/Qwen/Qwen2.5-72B-Instruct", "vllm/meta-llama/Llama-3-70b-chat-hf"]
+# The "official" file: the demo set's first 4 templates (3 scenes each), pinned by its blob id.
+OFFICIAL = b"".join(demo_path().read_bytes().splitlines(keepends=True)[:12])
+SCENES = 12
+
+
+RUNS = {  # name -> (model, dataset, --limit)
+    "official": (PAPER_MODEL, "official", None),
+    "limit": (PAPER_MODEL, "official", 2),
+    "demo": (PAPER_MODEL, "demo", 1),
+    "unmapped": (UNMAPPED, "official", 1),
+}
+
+
+def _build(out: Path) -> Path:
+    """Every run of RUNS, one log folder each, against one stub (Inspect keeps a model's client
+    for the process, so a second server would not be reached)."""
+    with StubServer() as stub, file_server() as served, pytest.MonkeyPatch.context() as patch:
+        served.serve(Reply(OFFICIAL))
+        patch.setenv("VLLM_BASE_URL", stub.base_url)
+        patch.setenv("AGENTSENSE_DATA_URL", served.url)
+        patch.setenv("AGENTSENSE_CACHE_DIR", str(out / "cache"))
+        pin = PinnedFile(official_data.OFFICIAL_SOURCES["official"].path, git_blob_id(OFFICIAL))
+        patch.setitem(official_data.OFFICIAL_SOURCES, "official", pin)
+        for name, (model, dataset, limit) in RUNS.items():
+            (log,) = eval(
+                "agentsense/full",
+                task_args={"dataset": dataset, "max_messages": 4},
+                model=model,
+                model_roles={"judge": JUDGES},  # type: ignore[dict-item]
+                limit=limit,
+                log_dir=str(out / name),
+                display="none",
+            )
+            assert log.status == "success", log.error
+        # Downloaded once, checked against its pin, then read from the cache.
+        assert len(served.requests) == 1
+    return out
+
+
+@pytest.fixture(scope="module")
+def runs(shared_build: SharedBuilds) -> Mapping[str, Path]:
+    built = shared_build("paper-gate", _build)
+    return {name: built / name for name in RUNS}
+
+
+def gate(
+    capsys: pytest.CaptureFixture[str], logs: Path, *extra: str
+) -> tuple[int, str, str]:
+    code = main(["compare", "--against", "paper", str(logs), *extra])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_report_shows_the_paper_beside_each_cell(
+    runs: Mapping[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report"
+    assert main(["report", str(runs["official"]), "--out", str(out), "--no-figures"]) == 0
+    text = (out / "report.md").read_text(encoding="utf-8")
+    assert "## Beside the paper" in text
+    with (out / "paper_reference.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    columns = {row["column"] for row in rows}
+    # Every Table 1 quantity the run has, the judges of the paper's panel included.
+    assert {"Goal / Self", "Goal / Other", "Goal / Judge / Majority", "Info / Acc."} <= columns
+    assert {"Goal / Judge / GPT-4o", "Goal / Judge / Qwen2.5", "Goal / Judge / Llama-3"} <= columns
+    for row in rows:
+        published = cell(row["table"], row["model"], row["column"])
+        assert published is not None and float(row["paper"]) == published.value
+        assert row["table"] == "1" and row["model"] == "Llama-3-8B"
+        scale = 1 if published.unit == "fraction" else 100
+        difference = (float(row["value"]) - published.value) * 100 / scale
+        assert float(row["difference"]) == pytest.approx(difference)
+        inside = float(row["low"]) <= published.value <= float(row["high"])
+        assert (row["in_interval"] == "True") == inside
+        assert int(row["n"]) > 0
+    # The Markdown shows each cell's paper value and difference.
+    majority = next(row for row in rows if row["column"] == "Goal / Judge / Majority")
+    assert f"{float(majority['difference']):+.2f}" in text and "80.71" in text
+
+
+def test_gate_passes_with_a_wide_margin_and_fails_with_none(
+    runs: Mapping[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = gate(capsys, runs["official"], "--margin", "100")
+    assert code == 0, out
+    assert "reproduce the paper" in out
+    code, out, _ = gate(capsys, runs["official"])
+    # The stub's canned replies are not Llama-3-8B's: some cells lie far from the paper's.
+    assert code == 1, out
+    assert "OUTSIDE:" in out and "Goal / " in out
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("demo", "demo data"),
+        ("limit", f"a --limit run: 2 of {SCENES} scenes"),
+        ("unmapped", "no paper model matches vllm/agent"),
+    ],
+)
+def test_gate_refuses_what_cannot_be_compared(
+    runs: Mapping[str, Path], capsys: pytest.CaptureFixture[str], name: str, why: str
+) -> None:
+    code, out, err = gate(capsys, runs[name], "--margin", "100")
+    assert code == 2 and out == ""
+    assert "cannot be compared with the paper" in err and why in err
+    assert "Traceback" not in err
+
+
+def test_report_says_in_one_line_why_there_is_no_reference(
+    runs: Mapping[str, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "report"
+    assert main(["report", str(runs["demo"]), "--out", str(out), "--no-figures"]) == 0
+    text = (out / "report.md").read_text(encoding="utf-8")
+    section = text.split("## Beside the paper", 1)[1].split("\n## ", 1)[0]
+    assert "no reference: demo data" in section and "| Table " not in section
+
+
+@pytest.mark.parametrize(
+    ("run", "table", "why"),
+    [
+        ({"dataset": "demo"}, "1", "demo data"),
+        ({"dataset": "my.jsonl"}, "1", "a custom dataset (my.jsonl)"),
+        ({"status": "cancelled", "planned_scenes": 9, "planned_samples": 9}, "1", "cancelled"),
+        ({"shards": ["1/4", "3/4"]}, "1", "2 of 4 shards"),
+        ({"planned_scenes": 2, "planned_samples": 2}, "1", "a --limit run: 2 of 1,225 scenes"),
+        ({"per_template": 1}, "1", "a -T per_template=1 run"),
+        ({}, "7", "Table 7 is a -T per_template=1 run"),
+        ({"shards": ["1/2", "2/2"]}, "1", None),
+        ({"per_template": 1}, "7", None),
+        ({}, "1", None),
+    ],
+)
+def test_official_reason(run: dict[str, object], table: str, why: str | None) -> None:
+    complete = {
+        "dataset": "official",
+        "kind": "homogeneous",
+        "status": "success",
+        "scenes": 1225,
+        "samples": 1225,
+        "planned_scenes": 1225,
+        "planned_samples": 1225,
+        "dataset_scenes": 1225,
+        "shards": [],
+        "per_template": None,
+    }
+    found = official.reason({**complete, **run}, table)
+    assert (found is None) if why is None else (found is not None and why in found)
+
+
+@pytest.fixture(autouse=True)
+def _no_user_names(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.delenv("AGENTSENSE_MODEL_NAMES", raising=False)
+    yield
+
+
+def test_a_user_names_file_maps_a_model(
+    runs: Mapping[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The unmapped run, refused above, has a reference once a user's file maps its model
+    (its --limit then remains the reason)."""
+    names = tmp_path / "names.csv"
+    names.write_text("serving_name,paper_model\nagent,Llama-3-8b\n", encoding="utf-8")
+    monkeypatch.setenv("AGENTSENSE_MODEL_NAMES", str(names))
+    code, _, err = gate(capsys, runs["unmapped"])
+    assert code == 2 and f"a --limit run: 1 of {SCENES} scenes" in err
