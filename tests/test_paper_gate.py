@@ -74,9 +74,7 @@ def runs(shared_build: SharedBuilds) -> Mapping[str, Path]:
     return {name: built / name for name in RUNS}
 
 
-def gate(
-    capsys: pytest.CaptureFixture[str], logs: Path, *extra: str
-) -> tuple[int, str, str]:
+def gate(capsys: pytest.CaptureFixture[str], logs: Path, *extra: str) -> tuple[int, str, str]:
     code = main(["compare", "--against", "paper", str(logs), *extra])
     out, err = capsys.readouterr()
     return code, out, err

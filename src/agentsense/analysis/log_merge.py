@@ -181,7 +181,7 @@ def _shard_counts(group: list[LogData]) -> dict[str, Any]:
     sum over distinct shards (an unsharded piece: its own count)."""
     sizes: dict[str | None, int] = {}
     for log in group:
-        count = log.run.get("dataset_scenes")
+        count: Any = log.run.get("dataset_scenes")
         if not missing(count):
             shard = log.run.get("shard")
             sizes[shard] = max(sizes.get(shard, 0), int(count))

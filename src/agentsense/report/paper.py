@@ -15,8 +15,9 @@ percentage points.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -141,7 +142,7 @@ def _columns(table: str, units: Units) -> dict[str, str]:
 
 
 def _row_matches(
-    table: str, row: str, model: str, cells: dict[str, object], units: Units
+    table: str, row: str, model: str, cells: Mapping[Any, object], units: Units
 ) -> list[PaperMatch]:
     found = []
     for metric, column in _columns(table, units).items():
