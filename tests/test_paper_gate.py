@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from agentsense.cli import main
 from agentsense.engine.download import PinnedFile, git_blob_id
 from agentsense.sense.dataset import official as official_data
 from agentsense.sense.dataset.samples import demo_path
+from agentsense.sense.leakage.titles import demo_titles_path
 from agentsense.sense.reference.paper import cell
 from agentsense.standin.stub import StubServer
 from file_server import Reply, file_server
@@ -28,17 +30,38 @@ pytestmark = pytest.mark.slow
 
 PAPER_MODEL = "vllm/meta-llama/Meta-Llama-3-8B-Instruct"  # Llama-3-8B of Tables 1 and 7
 UNMAPPED = "vllm/agent"
-JUDGES = ["vllm/gpt-4o", "vllm/Qwen/Qwen2.5-72B-Instruct", "vllm/meta-llama/Llama-3-70b-chat-hf"]
+JUDGES = ("vllm/gpt-4o", "vllm/Qwen/Qwen2.5-72B-Instruct", "vllm/meta-llama/Llama-3-70b-chat-hf")
 # The "official" file: the demo set's first 4 templates (3 scenes each), pinned by its blob id.
 OFFICIAL = b"".join(demo_path().read_bytes().splitlines(keepends=True)[:12])
 SCENES = 12
 
 
-RUNS = {  # name -> (model, dataset, --limit)
-    "official": (PAPER_MODEL, "official", None),
-    "limit": (PAPER_MODEL, "official", 2),
-    "demo": (PAPER_MODEL, "demo", 1),
-    "unmapped": (UNMAPPED, "official", 1),
+@dataclass(frozen=True)
+class Run:
+    task: str
+    model: str = PAPER_MODEL
+    dataset: str = "official"
+    limit: int | None = None
+    args: Mapping[str, object] = field(default_factory=dict)
+    epochs: int = 1
+    judges: tuple[str, ...] = JUDGES
+
+
+TITLES = {"titles": str(demo_titles_path())}  # the stand-in "official" records name no script
+RUNS = {  # log folder -> its runs
+    # Tables 1 and 2: every scene, the official data, the paper's model.
+    "official": [
+        Run("full", args={"max_messages": 4}),
+        Run("script_prediction", args=TITLES),
+        Run("blind", args={"epochs": 1}),
+    ],
+    # Table 7: one scene per template, over epochs.
+    "subset": [Run("full", args={"max_messages": 4, "per_template": 1}, epochs=2)],
+    # A panel that is not the paper's: no reference for its mean and majority.
+    "one_judge": [Run("full", args={"max_messages": 4}, judges=("vllm/gpt-4o",))],
+    "limit": [Run("full", limit=2, args={"max_messages": 4})],
+    "demo": [Run("full", dataset="demo", limit=1, args={"max_messages": 4})],
+    "unmapped": [Run("full", model=UNMAPPED, limit=1, args={"max_messages": 4})],
 }
 
 
@@ -52,17 +75,19 @@ def _build(out: Path) -> Path:
         patch.setenv("AGENTSENSE_CACHE_DIR", str(out / "cache"))
         pin = PinnedFile(official_data.OFFICIAL_SOURCES["official"].path, git_blob_id(OFFICIAL))
         patch.setitem(official_data.OFFICIAL_SOURCES, "official", pin)
-        for name, (model, dataset, limit) in RUNS.items():
-            (log,) = eval(
-                "agentsense/full",
-                task_args={"dataset": dataset, "max_messages": 4},
-                model=model,
-                model_roles={"judge": JUDGES},  # type: ignore[dict-item]
-                limit=limit,
-                log_dir=str(out / name),
-                display="none",
-            )
-            assert log.status == "success", log.error
+        for name, planned in RUNS.items():
+            for run in planned:
+                (log,) = eval(
+                    f"agentsense/{run.task}",
+                    task_args={"dataset": run.dataset, **run.args},
+                    model=run.model,
+                    model_roles={"judge": list(run.judges)},  # type: ignore[dict-item]
+                    limit=run.limit,
+                    epochs=run.epochs,
+                    log_dir=str(out / name),
+                    display="none",
+                )
+                assert log.status == "success", log.error
         # Downloaded once, checked against its pin, then read from the cache.
         assert len(served.requests) == 1
     return out
@@ -80,32 +105,61 @@ def gate(capsys: pytest.CaptureFixture[str], logs: Path, *extra: str) -> tuple[i
     return code, out, err
 
 
-def test_report_shows_the_paper_beside_each_cell(
-    runs: Mapping[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    out = tmp_path / "report"
-    assert main(["report", str(runs["official"]), "--out", str(out), "--no-figures"]) == 0
+def report_rows(logs: Path, out: Path) -> tuple[str, list[dict[str, str]]]:
+    """The report's Markdown and its paper_reference.csv rows, each checked against paper.csv."""
+    assert main(["report", str(logs), "--out", str(out), "--no-figures"]) == 0
     text = (out / "report.md").read_text(encoding="utf-8")
     assert "## Beside the paper" in text
     with (out / "paper_reference.csv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    columns = {row["column"] for row in rows}
-    # Every Table 1 quantity the run has, the judges of the paper's panel included.
-    assert {"Goal / Self", "Goal / Other", "Goal / Judge / Majority", "Info / Acc."} <= columns
-    assert {"Goal / Judge / GPT-4o", "Goal / Judge / Qwen2.5", "Goal / Judge / Llama-3"} <= columns
     for row in rows:
         published = cell(row["table"], row["model"], row["column"])
         assert published is not None and float(row["paper"]) == published.value
-        assert row["table"] == "1" and row["model"] == "Llama-3-8B"
         scale = 1 if published.unit == "fraction" else 100
         difference = (float(row["value"]) - published.value) * 100 / scale
         assert float(row["difference"]) == pytest.approx(difference)
         inside = float(row["low"]) <= published.value <= float(row["high"])
         assert (row["in_interval"] == "True") == inside
         assert int(row["n"]) > 0
-    # The Markdown shows each cell's paper value and difference.
-    majority = next(row for row in rows if row["column"] == "Goal / Judge / Majority")
-    assert f"{float(majority['difference']):+.2f}" in text and "80.71" in text
+        # The Markdown shows each cell's paper value and difference.
+        assert f"| {row['column']} |" in text and f"{float(row['difference']):+.2f}" in text
+    return text, rows
+
+
+def test_report_shows_the_paper_beside_each_cell(runs: Mapping[str, Path], tmp_path: Path) -> None:
+    text, rows = report_rows(runs["official"], tmp_path / "report")
+    columns = {(row["table"], row["model"], row["column"]) for row in rows}
+    # Every Table 1 quantity the run has, the judges of the paper's panel included...
+    one = {"Goal / Self", "Goal / Other", "Goal / Judge / Average", "Goal / Judge / Majority"}
+    one |= {"Goal / Judge / GPT-4o", "Goal / Judge / Qwen2.5", "Goal / Judge / Llama-3"}
+    one |= {"Goal / PSI ↓", "Info / Acc.", "Info / PSI ↓"}
+    assert {("1", "Llama-3-8B", column) for column in one} == columns - {*columns_of(rows, "2")}
+    # ...and Table 2's, from the script-prediction and blind runs of the same model.
+    assert columns_of(rows, "2") == {
+        ("2", "Llama-3-8b", "Script Acc."),
+        ("2", "Llama-3-8b", "Blind Acc."),
+    }
+    assert "80.71" in text  # Llama-3-8B's judge majority in Table 1
+
+
+def columns_of(rows: list[dict[str, str]], table: str) -> set[tuple[str, str, str]]:
+    return {(r["table"], r["model"], r["column"]) for r in rows if r["table"] == table}
+
+
+def test_a_per_template_run_is_set_beside_table_7(runs: Mapping[str, Path], tmp_path: Path) -> None:
+    _, rows = report_rows(runs["subset"], tmp_path / "report")
+    assert {r["table"] for r in rows} == {"7"}
+    assert {"Self / mean", "Judge_mean / Majority", "Judge_mean / GPT", "Info / mean"} <= {
+        r["column"] for r in rows
+    }
+
+
+def test_the_panels_columns_need_the_papers_panel(runs: Mapping[str, Path], tmp_path: Path) -> None:
+    text, rows = report_rows(runs["one_judge"], tmp_path / "report")
+    columns = {r["column"] for r in rows}
+    assert "Goal / Judge / GPT-4o" in columns and "Goal / Self" in columns
+    assert not columns & {"Goal / Judge / Average", "Goal / Judge / Majority", "Goal / PSI ↓"}
+    assert "judge mean, majority and goal PSI left out: its panel (vllm/gpt-4o)" in text
 
 
 def test_gate_passes_with_a_wide_margin_and_fails_with_none(

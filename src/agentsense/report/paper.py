@@ -71,6 +71,10 @@ JUDGE_COLUMNS = {
     "7": {"GPT-4o": "Judge_mean / GPT", "Qwen2.5-72b": "Judge_mean / Qwen"}
     | {"Llama-3-70b": "Judge_mean / Llama"},
 }
+# The panel's columns (goal PSI is on the majority): the paper's only for the paper's panel of
+# three judges (Section 4.1).
+PANEL_METRICS = (JUDGE_MEAN, JUDGE_MAJORITY, "goal_psi")
+PAPER_PANEL = frozenset(JUDGE_COLUMNS["1"])
 # A paper unit -> the factor from the report's 0-1 scale.
 SCALE = {"percent": 100.0, "percentage points": 100.0, "fraction": 1.0}
 CSV_NAME = "paper_reference"
@@ -107,6 +111,7 @@ class References:
 
     matches: list[PaperMatch] = field(default_factory=list)
     missing: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # cells of a matched row left out, and why
 
 
 def _match(table: str, row: str, metric: str, found: PaperCell, value: Estimate) -> PaperMatch:
@@ -130,22 +135,44 @@ def _match(table: str, row: str, metric: str, found: PaperCell, value: Estimate)
     )
 
 
-def _columns(table: str, units: Units) -> dict[str, str]:
-    """The row's columns with a paper column: the fixed ones and the judges of the paper's
-    panel (a column `judge: <model>` whose model maps to one)."""
-    columns = dict(COLUMNS[table])
+def _row_judges(cells: Mapping[Any, object], units: Units) -> dict[str, str | None]:
+    """The row's judges (a column `judge: <model>` with a scored value) -> their paper model."""
+    judges: dict[str, str | None] = {}
     for judge in units.judge_columns:
-        model = paper_model(judge.removeprefix("judge: "))
+        value = cells.get(judge)
+        if isinstance(value, Estimate) and value.n:
+            judges[judge] = paper_model(judge.removeprefix("judge: "))
+    return judges
+
+
+def _columns(table: str, judges: Mapping[str, str | None]) -> dict[str, str]:
+    """The row's columns with a paper column: the fixed ones, the judges of the paper's panel,
+    and the panel's columns only when the row's judges are that panel."""
+    columns = dict(COLUMNS[table])
+    if table != "2" and set(judges.values()) != PAPER_PANEL:
+        columns = {m: c for m, c in columns.items() if m not in PANEL_METRICS}
+    for judge, model in judges.items():
         if model in JUDGE_COLUMNS.get(table, {}):
             columns[judge] = JUDGE_COLUMNS[table][model]
     return columns
 
 
+def _panel_note(row: str, judges: Mapping[str, str | None]) -> str | None:
+    """Why the row's panel columns have no reference (None: the paper's panel)."""
+    if not judges or set(judges.values()) == PAPER_PANEL:
+        return None
+    panel = ", ".join(j.removeprefix("judge: ") for j in judges)
+    return (
+        f"{row}: judge mean, majority and goal PSI left out: its panel ({panel}) is not "
+        f"the paper's ({', '.join(sorted(PAPER_PANEL))})"
+    )
+
+
 def _row_matches(
-    table: str, row: str, model: str, cells: Mapping[Any, object], units: Units
+    table: str, row: str, model: str, cells: Mapping[Any, object], columns: Mapping[str, str]
 ) -> list[PaperMatch]:
     found = []
-    for metric, column in _columns(table, units).items():
+    for metric, column in columns.items():
         value, published = cells.get(metric), cell(table, model, column)
         if isinstance(value, Estimate) and value.n and published is not None:
             found.append(_match(table, row, metric, published, value))
@@ -178,9 +205,8 @@ def _no_model(served: str) -> str:
     return f"no paper model matches {served} (map it in a file named by {ENV})"
 
 
-def references(units: Units) -> References:
-    """The paper's cells beside Table 1 (or Table 7 for a -T per_template=1 row) and Table 2."""
-    found = References()
+def _table_one(units: Units, found: References) -> None:
+    """Table 1's rows (Table 7's for a -T per_template=1 row) beside the paper."""
     table_one = tables.table_one(units) if not tables.scored_scenes(units).empty else None
     for row, cells in ({} if table_one is None else table_one.to_dict("index")).items():
         runs = units.runs[units.runs["group"] == row]
@@ -191,17 +217,40 @@ def references(units: Units) -> References:
         elif table is None:
             found.missing[str(row)] = str(why)
         else:
-            found.matches += _row_matches(table, str(row), model, cells, units)
-    script = table_two(units)
-    for values in records(script):
+            judges = _row_judges(cells, units)
+            columns = _columns(table, judges)
+            found.matches += _row_matches(table, str(row), model, cells, columns)
+            note = _panel_note(str(row), judges)
+            found.notes += [] if note is None else [note]
+
+
+def _table_two(units: Units, found: References) -> None:
+    """Table 2's rows: the script-prediction runs, and the blind runs of the same family for
+    the blind column (each side comparable on its own)."""
+    for values in records(table_two(units)):
         family = str(values["model"])
-        runs = units.runs[(units.runs["family"] == family) & (units.runs["kind"] == "script")]
-        model, served = _model(runs)
-        table, why = _why_not(runs, ["2"])
+        of_family = units.runs[units.runs["family"] == family]
+        script = of_family[of_family["kind"] == "script"]
+        model, served = _model(script)
+        table, why = _why_not(script, ["2"])
         if model is None or table is None:
             found.missing.setdefault(family, _no_model(served) if model is None else str(why))
             continue
-        found.matches += _row_matches("2", family, model, values, units)
+        columns = dict(COLUMNS["2"])
+        blind = of_family[of_family["kind"] == "blind"]
+        if not blind.empty:
+            _, blind_why = _why_not(blind, ["2"])
+            if blind_why is not None:
+                del columns[BLIND_MCQ_ACCURACY]
+                found.notes.append(f"{family}: blind accuracy left out: {blind_why}")
+        found.matches += _row_matches("2", family, model, values, columns)
+
+
+def references(units: Units) -> References:
+    """The paper's cells beside Table 1 (or Table 7 for a -T per_template=1 row) and Table 2."""
+    found = References()
+    _table_one(units, found)
+    _table_two(units, found)
     return found
 
 
@@ -235,6 +284,7 @@ HEAD += ["Paper in CI"]
 
 def matches_markdown(found: References) -> str:
     lines = [f"- {row}: no reference: {why}." for row, why in found.missing.items()]
+    lines += [f"- {note}." for note in found.notes]
     table = markdown(HEAD, [_shown(m) for m in found.matches]) if found.matches else ""
     return "\n\n".join(part for part in (table, "\n".join(lines)) if part)
 
@@ -250,7 +300,8 @@ def paper_section(inputs: Inputs) -> Content:
         "fraction), the difference run - paper in percentage points, and whether the paper's "
         "value lies in the run's 95% interval. A row has references when its model maps to a "
         "paper model and its runs are on the official data, every scene, finished (Table 7: "
-        "`-T per_template=1`); docs/reference.md.\n\n" + matches_markdown(found)
+        "`-T per_template=1`); the judge mean, majority and goal PSI also need the paper's "
+        "panel (GPT-4o, Qwen2.5-72b, Llama-3-70b); docs/reference.md.\n\n" + matches_markdown(found)
     )
 
 
@@ -268,6 +319,7 @@ def gate_text(found: References, margin: float) -> tuple[str, bool]:
         raise ReportError("No cell of these logs has a published value in the paper.")
     outside = [m for m in found.matches if not m.within(margin)]
     text = markdown(HEAD, [_shown(m) for m in found.matches])
+    text += "".join(f"\n\nNot compared: {note}." for note in found.notes)
     if outside:
         listed = "; ".join(
             f"Table {m.table} {m.row} {m.column}: {m.difference:+.2f} points" for m in outside
