@@ -16,8 +16,11 @@ import pytest
 from inspect_ai import eval
 
 from agentsense.analysis import official
+from agentsense.analysis.log_reader import load_runs
 from agentsense.cli import main
 from agentsense.engine.download import PinnedFile, git_blob_id
+from agentsense.report.frames import build_units
+from agentsense.report.paper import paper_matches
 from agentsense.sense.dataset import official as official_data
 from agentsense.sense.dataset.samples import demo_path
 from agentsense.sense.leakage.titles import demo_titles_path
@@ -172,6 +175,24 @@ def test_gate_passes_with_a_wide_margin_and_fails_with_none(
     # The stub's canned replies are not Llama-3-8B's: some cells lie far from the paper's.
     assert code == 1, out
     assert "OUTSIDE:" in out and "Goal / " in out
+
+
+def test_the_margin_passes_exactly_the_cells_within_it(
+    runs: Mapping[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The cells the gate lists are those of `paper_matches` (the Register's API) whose paper
+    value is outside the interval by more than the margin."""
+    matches = paper_matches(build_units(load_runs([str(runs["official"])])))
+    assert {m.table for m in matches} == {"1", "2"}
+    outside = sorted(abs(m.difference) for m in matches if not m.in_interval)
+    assert len(outside) > 1 and outside[-2] < outside[-1] - 0.01
+    code, out, _ = gate(capsys, runs["official"])
+    assert code == 1 and f"OUTSIDE: {len(outside)} of {len(matches)} cells" in out
+    # A margin just below the farthest cell leaves that one cell outside; at it, none.
+    code, out, _ = gate(capsys, runs["official"], "--margin", str(outside[-1] - 0.01))
+    assert code == 1 and f"OUTSIDE: 1 of {len(matches)} cells" in out
+    code, out, _ = gate(capsys, runs["official"], "--margin", str(outside[-1] + 1e-6))
+    assert code == 0, out
 
 
 @pytest.mark.parametrize(
