@@ -5,7 +5,8 @@ gate `agentsense compare --against paper`.
 
 A row has references when its model maps to a paper model (`model_names.paper_model`, with
 AGENTSENSE_MODEL_NAMES) and its runs are comparable (`analysis.official.reason`: the official
-data, every scene, finished). Table 6 (judges against human labels) has no counterpart in a run.
+data, every scene, finished). Table 6 (judges against people) needs `agentsense annotate`'s
+labels and is not set beside the paper.
 
 `paper_matches(units)` is the API (also for the Register's evaluation report): a `PaperMatch`
 per cell, its values in the paper's unit (percent, points or a fraction) and the difference in
