@@ -108,9 +108,9 @@ def gate(capsys: pytest.CaptureFixture[str], logs: Path, *extra: str) -> tuple[i
     return code, out, err
 
 
-def report_rows(logs: Path, out: Path) -> tuple[str, list[dict[str, str]]]:
+def report_rows(logs: Path, out: Path, *extra: str) -> tuple[str, list[dict[str, str]]]:
     """The report's Markdown and its paper_reference.csv rows, each checked against paper.csv."""
-    assert main(["report", str(logs), "--out", str(out), "--no-figures"]) == 0
+    assert main(["report", str(logs), "--out", str(out), "--no-figures", *extra]) == 0
     text = (out / "report.md").read_text(encoding="utf-8")
     assert "## Beside the paper" in text
     with (out / "paper_reference.csv").open(encoding="utf-8") as handle:
@@ -163,6 +163,53 @@ def test_the_panels_columns_need_the_papers_panel(runs: Mapping[str, Path], tmp_
     assert "Goal / Judge / GPT-4o" in columns and "Goal / Self" in columns
     assert not columns & {"Goal / Judge / Average", "Goal / Judge / Majority", "Goal / PSI ↓"}
     assert "judge mean, majority and goal PSI left out: its panel (vllm/gpt-4o)" in text
+
+
+def filled_sheet(logs: Path, folder: Path) -> Path:
+    """`agentsense annotate`'s sheet of the logs, three people answering by a rule of the row."""
+    sheet = folder / "sheet.csv"
+    assert main(["annotate", str(logs), "--out", str(sheet)]) == 0
+    with sheet.open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        label = "yes" if int(row["row"]) % 3 else "no"
+        row.update({f"annotator_{k}": label for k in (1, 2, 3)})
+    with sheet.open("w", encoding="utf-8-sig", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return sheet
+
+
+def test_human_labels_set_the_judges_beside_table_6(
+    runs: Mapping[str, Path], tmp_path: Path
+) -> None:
+    sheet = filled_sheet(runs["official"], tmp_path)
+    out = tmp_path / "report"
+    _, rows = report_rows(runs["official"], out, "--labels", str(sheet))
+    six = {r["row"]: r for r in rows if r["table"] == "6"}
+    assert {r["model"] for r in six.values()} == {"GPT-4o", "Qwen2.5-72b", "Llama-3-70b"}
+    assert set(six) == set(JUDGES)  # the panel majority has no row in Table 6
+    with (out / "human_judges.csv").open(encoding="utf-8") as handle:
+        accuracy = {r["judge"]: float(r["accuracy"]) for r in csv.DictReader(handle)}
+    for judge, row in six.items():
+        assert float(row["value"]) == pytest.approx(accuracy[judge])
+        assert float(row["low"]) <= float(row["value"]) <= float(row["high"])
+
+
+def test_human_labels_on_the_demo_set_have_no_reference(
+    runs: Mapping[str, Path], tmp_path: Path
+) -> None:
+    sheet = filled_sheet(runs["demo"], tmp_path)
+    out = tmp_path / "report"
+    assert (
+        main(
+            ["report", str(runs["demo"]), "--out", str(out), "--no-figures", "--labels", str(sheet)]
+        )
+        == 0
+    )
+    text = (out / "report.md").read_text(encoding="utf-8")
+    assert "- Table 6 (judges against human labels): no reference: demo data" in text
 
 
 def test_gate_passes_with_a_wide_margin_and_fails_with_none(

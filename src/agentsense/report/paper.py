@@ -1,4 +1,4 @@
-"""The paper beside a run: each cell of Tables 1, 2 and 7 that a run's row has and the paper
+"""The paper beside a run: each cell of Tables 1, 2, 7 (and 6) that a run's row has and the paper
 publishes for the row's model (`sense/reference/paper.csv`), with the difference and whether the
 paper's value lies in the run's 95% interval; the report's *Beside the paper* section and the
 gate `agentsense compare --against paper`.
@@ -6,7 +6,7 @@ gate `agentsense compare --against paper`.
 A row has references when its model maps to a paper model (`model_names.paper_model`, with
 AGENTSENSE_MODEL_NAMES) and its runs are comparable (`analysis.official.reason`: the official
 data, every scene, finished). Table 6 (judges against people) needs `agentsense annotate`'s
-labels and is not set beside the paper.
+labels: `table_six`, in the report with `--labels SHEET.csv`.
 
 `paper_matches(units)` is the API (also for the Register's evaluation report): a `PaperMatch`
 per cell, its values in the paper's unit (percent, points or a fraction) and the difference in
@@ -18,13 +18,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from agentsense.analysis import official
 from agentsense.analysis.logs import records
-from agentsense.analysis.stats import Estimate
+from agentsense.analysis.stats import Estimate, bounded_mean_ci
 from agentsense.engine.errors import ReportError
 from agentsense.report import tables
 from agentsense.report.document import Absent, Content, Inputs
@@ -43,7 +43,11 @@ from agentsense.sense.score_keys import (
     SELF,
 )
 
-__all__ = ["PaperMatch", "References", "gate_text", "paper_matches", "references"]
+if TYPE_CHECKING:  # imported where used: the human-label statistics pull in scikit-learn
+    from agentsense.analysis.log_reader import Runs
+    from agentsense.report.annotate import HumanAgreement
+
+__all__ = ["PaperMatch", "References", "gate_text", "paper_matches", "references", "table_six"]
 
 # The report's column -> the paper's column, per table (Table 7: the mean over its epochs).
 COLUMNS: dict[str, dict[str, str]] = {
@@ -255,6 +259,53 @@ def references(units: Units) -> References:
     return found
 
 
+# --- Table 6: the judges against people, from `agentsense annotate`'s labels ----------------------
+
+TABLE_SIX = "Table 6 (judges against human labels)"
+
+
+def _judge_correct(agreement: HumanAgreement, judge: str) -> tuple[list[float], list[object]]:
+    """Per sheet row with a human truth: 1 if the judge read it as the truth (unreadable: 0),
+    and the row's scene (the cluster: a scene's questions share one conversation)."""
+    readings = agreement.readings[agreement.readings["judge"] == judge]
+    truth = readings["row"].map(agreement.truth["truth"])
+    scenes = agreement.rows.set_index("row")
+    keep = truth.notna()
+    correct = (readings["reading"][keep] == truth[keep]).astype(float)
+    rows = readings["row"][keep]
+    clusters = list(zip(rows.map(scenes["run"]), rows.map(scenes["scene"]), strict=True))
+    return list(correct), clusters
+
+
+def table_six(runs: Runs, agreement: HumanAgreement) -> References:
+    """Each judge of the sheet that maps to a judge of Table 6 beside its accuracy there; the
+    sheet's runs must be on the official data (a sample of their scenes is what the paper
+    labelled, so every scene is not needed)."""
+    from agentsense.analysis.annotation import PANEL
+
+    found = References()
+    logs = set(agreement.rows["run"].astype(str))
+    sampled = runs.evals[runs.evals["log"].astype(str).isin(logs)]
+    why = next(
+        (r for r in map(official.data_reason, sampled["dataset"].astype(str)) if r is not None),
+        None,
+    )
+    if why is not None:
+        found.missing[TABLE_SIX] = why
+        return found
+    for judge in agreement.judges["judge"].astype(str):
+        model = paper_model(judge)
+        published = None if model is None else cell("6", model, "Acc.")
+        if published is None:
+            if judge != PANEL:
+                found.notes.append(f"{TABLE_SIX}: {judge} is not a judge of Table 6")
+            continue
+        estimate = bounded_mean_ci(*_judge_correct(agreement, judge))
+        if estimate.n:
+            found.matches.append(_match("6", judge, "accuracy", published, estimate))
+    return found
+
+
 def paper_matches(units: Units) -> list[PaperMatch]:
     """Every cell of the units' rows that the paper publishes, beside the paper's value."""
     return references(units).matches
@@ -292,17 +343,26 @@ def matches_markdown(found: References) -> str:
 
 def paper_section(inputs: Inputs) -> Content:
     found = references(inputs.units)
+    if inputs.options.annotations is not None:
+        from agentsense.report.annotate import human_agreement
+
+        six = table_six(inputs.runs, human_agreement(inputs.runs, inputs.options.annotations))
+        found.matches += six.matches
+        found.missing.update(six.missing)
+        found.notes += six.notes
     if not found.matches and not found.missing:
         return Absent("no row of Table 1 or Table 2")
     inputs.report.csv(matches_frame(found.matches), CSV_NAME)
     return (
-        f"## {TITLE}\n\nThe published value of each cell of Tables 1, 2 and 7 (Mou et al., 2024) "
-        "that a row has, in the paper's unit (Tables 1 and 7 in %, PSI in points, Table 2 as a "
-        "fraction), the difference run - paper in percentage points, and whether the paper's "
-        "value lies in the run's 95% interval. A row has references when its model maps to a "
-        "paper model and its runs are on the official data, every scene, finished (Table 7: "
-        "`-T per_template=1`); the judge mean, majority and goal PSI also need the paper's "
-        "panel (GPT-4o, Qwen2.5-72b, Llama-3-70b); docs/reference.md.\n\n" + matches_markdown(found)
+        f"## {TITLE}\n\nThe published value (Mou et al., 2024) of each cell of Tables 1, 2 "
+        "and 7 that a row has, in the paper's unit (Tables 1 and 7 in %, PSI in points, Table 2 "
+        "as a fraction), the difference run - paper in percentage points, and whether the "
+        "paper's value lies in the run's 95% interval. A row has references when its model maps "
+        "to a paper model and its runs are on the official data, every scene, finished (Table "
+        "7: `-T per_template=1`); the judge mean, majority and goal PSI also need the paper's "
+        "panel (GPT-4o, Qwen2.5-72b, Llama-3-70b). With `--labels SHEET.csv`, Table 6: each "
+        "judge's accuracy against the people, on official data, its interval clustered by "
+        "scene; docs/reference.md.\n\n" + matches_markdown(found)
     )
 
 
