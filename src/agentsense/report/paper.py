@@ -273,7 +273,9 @@ def _judge_correct(agreement: HumanAgreement, judge: str) -> tuple[list[float], 
     keep = truth.notna()
     correct = (readings["reading"][keep] == truth[keep]).astype(float)
     rows = readings["row"][keep]
-    clusters = list(zip(rows.map(scenes["run"]), rows.map(scenes["scene"]), strict=True))
+    clusters: list[object] = list(
+        zip(rows.map(scenes["run"]), rows.map(scenes["scene"]), strict=True)
+    )
     return list(correct), clusters
 
 
