@@ -267,6 +267,7 @@ def test_report_says_in_one_line_why_there_is_no_reference(
     text = (out / "report.md").read_text(encoding="utf-8")
     section = text.split("## Beside the paper", 1)[1].split("\n## ", 1)[0]
     assert "no reference: demo data" in section and "| Table " not in section
+    assert not (out / "paper_reference.csv").exists()
 
 
 @pytest.mark.parametrize(

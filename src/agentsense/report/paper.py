@@ -354,7 +354,8 @@ def paper_section(inputs: Inputs) -> Content:
         found.notes += six.notes
     if not found.matches and not found.missing:
         return Absent("no row of Table 1 or Table 2")
-    inputs.report.csv(matches_frame(found.matches), CSV_NAME)
+    if found.matches:  # else the section's lines say why there is none
+        inputs.report.csv(matches_frame(found.matches), CSV_NAME)
     return (
         f"## {TITLE}\n\nThe published value (Mou et al., 2024) of each cell of Tables 1, 2 "
         "and 7 that a row has, in the paper's unit (Tables 1 and 7 in %, PSI in points, Table 2 "
