@@ -45,6 +45,7 @@ LAYERS: dict[str, int] = {
     "standin": 5,
     # entry points
     "arguments": 6,
+    "parts": 6,
     "logged_metrics": 6,
     "lazy": 6,
     "cli": 7,

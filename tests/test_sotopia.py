@@ -18,7 +18,7 @@ from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
 
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.sotopia import SCORE_KEYS
-from agentsense.sotopia.dataset import SotopiaDataError, demo_path, load_episodes, sotopia_dataset
+from agentsense.sotopia.dataset import SotopiaDataError, demo_path, sotopia_dataset
 from agentsense.sotopia.episode import SotopiaSettings, sotopia_episode
 from agentsense.sotopia.evaluation import episode_value, read_evaluation
 from agentsense.sotopia.prompts import (
@@ -28,6 +28,7 @@ from agentsense.sotopia.prompts import (
     agent_format_instructions,
     evaluator_format_instructions,
 )
+from agentsense.sotopia.published import load_episodes
 from agentsense.sotopia.record import RelationshipType
 from agentsense.sotopia.render import bio, for_agent, for_environment
 from agentsense.tasks import sotopia
@@ -119,7 +120,7 @@ def test_a_broken_record_is_named_with_its_field(tmp_path: Path) -> None:
 
 
 def test_a_bad_dataset_or_argument_stops_the_task_before_any_model_call(tmp_path: Path) -> None:
-    with pytest.raises(PrerequisiteError, match="neither 'demo' nor a JSON file"):
+    with pytest.raises(PrerequisiteError, match="neither 'demo', 'official'"):
         sotopia(dataset=str(tmp_path / "missing.json"))
     with pytest.raises(PrerequisiteError, match="max_turns"):
         sotopia(max_turns=0)

@@ -1,10 +1,10 @@
 """The `agentsense` command: `report` (the paper's tables and figures from logs), `compare` (a
 paired regression gate for CI), `labels` (a labels file from an `agentsense/labelling` log) and
 `scenarios` (a dataset from `agentsense/construct` logs), `annotate` (judges against human
-labels) and `stats` (a dataset's counts).
+labels), `stats` (a dataset's counts) and `eval-parts` (a task as N processes, parts.py).
 
-Exit status: 0 success (compare: no significant regression), 1 compare found a regression,
-2 usage or input error (a message, no traceback).
+Exit status: 0 success (compare: no significant regression), 1 compare found a regression
+(eval-parts: a part failed), 2 usage or input error (a message, no traceback).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import fields
 from pathlib import Path
 
+from agentsense import parts
 from agentsense.sense.score_keys import HEADLINE
 
 EXIT_OK = 0
@@ -241,6 +242,7 @@ def parser() -> argparse.ArgumentParser:
     _args_parser(commands)
     _annotate_parser(commands)
     _stats_parser(commands)
+    parts.add_parser(commands)
     return root
 
 
@@ -453,6 +455,7 @@ COMMANDS = {
     "args": run_args,
     "annotate": run_annotate,
     "stats": run_stats,
+    "eval-parts": parts.run,
 }
 
 

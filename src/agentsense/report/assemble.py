@@ -29,12 +29,14 @@ from agentsense.report.sections.breakdowns import (
     pairs_section,
     scene_section,
 )
+from agentsense.report.sections.evaluation_report import evaluation_report_section
 from agentsense.report.sections.judges import human_labels_section, reliability_section
 from agentsense.report.sections.other_tasks import (
     construction_section,
     gca_section,
     judge_check_section,
 )
+from agentsense.report.sections.profile import profile_section
 from agentsense.report.sections.profile_sensitivity import sensitivity_section
 from agentsense.report.sections.runs import (
     notes_section,
@@ -53,6 +55,7 @@ from agentsense.report.sections.scores import (
     table_two_section,
     uncertainty_section,
 )
+from agentsense.report.sections.sotopia import sotopia_section
 from agentsense.report.sections.usage import usage_section
 from agentsense.report.sections.variance_components import variance_section
 
@@ -72,6 +75,7 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Runs", runs_section),
     ("Notes", notes_section),
     ("Table 1", table_one_section),
+    ("Evaluation report", evaluation_report_section),
     ("Leakage baseline", leakage_section),
     ("Table 2", table_two_section),
     ("Repeated runs", repeated_section),
@@ -92,6 +96,8 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Labelling", labelling_section),
     ("Construction", LogSection(construction_section)),
     ("GCA", LogSection(gca_section)),
+    ("Sotopia", LogSection(sotopia_section)),
+    ("Social-intelligence profile", LogSection(profile_section)),
     ("Statistics", statistics_section),
 )
 
@@ -192,6 +198,9 @@ def write_report(inputs: Sequence[str], options: ReportOptions) -> Report:
     report = report_data(loaded, options)
     for name, frame in report.frames.items():
         frame.to_csv(options.out / f"{name}.csv", index=False)
+    for name, text in report.files.items():
+        (options.out / name).parent.mkdir(parents=True, exist_ok=True)
+        (options.out / name).write_text(text, encoding="utf-8")
     (options.out / "report.md").write_text(report.markdown, encoding="utf-8")
     (options.out / "figures.json").write_text(
         json.dumps(_no_nan([asdict(f) for f in report.figures]), indent=1), encoding="utf-8"
