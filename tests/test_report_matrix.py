@@ -67,6 +67,8 @@ def expected_sections(kinds: frozenset[str]) -> set[str]:
         "Variance components": bool(kinds & CONVERSATION),
         "Cost and tokens": bool(kinds & set(KINDS)),  # the calls of model runs
         "Statistics": scored,
+        # issue #34: the paper beside each Table 1 row (here: no reference, demo data)
+        "Beside the paper": scored,
         # issue #23: no kind log is a script-prediction run or has several epochs
         # (tests/test_report_repeated.py reports on those)
         "Table 2": False,

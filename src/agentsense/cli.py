@@ -135,6 +135,18 @@ def _compare_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         "compare even if a run did not finish or NEW lacks samples of BASE",
     )
     parser.add_argument("--csv", type=Path, help="also write the comparison as CSV")
+    parser.add_argument(
+        "--against",
+        choices=["paper"],
+        help="gate LOGS against the paper's published values instead of BASE (docs/reference.md)",
+    )
+    parser.add_argument(
+        "--margin",
+        type=float,
+        default=0.0,
+        metavar="POINTS",
+        help="--against paper: also pass a cell within this many percentage points (default 0)",
+    )
 
 
 def _labels_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -300,6 +312,13 @@ def run_compare(args: argparse.Namespace) -> int:
     from agentsense.report.compare import CompareOptions, compare, comparison_frame, comparison_text
 
     # every option of the comparison is the flag of the same name
+    if args.against == "paper":
+        from agentsense.report.paper import gate
+
+        logs = [*args.sides, *args.base, *args.new]
+        text, passed = gate(logs, args.margin, args.scorer, args.prefer_newest)
+        print(text)
+        return EXIT_OK if passed else EXIT_REGRESSION
     options = CompareOptions(**{f.name: getattr(args, f.name) for f in fields(CompareOptions)})
     base, new = compare_sides(args)
     comparison = compare(base, new, options)

@@ -19,7 +19,7 @@ from agentsense.analysis.log_merge import shortfall
 from agentsense.analysis.logs import missing
 from agentsense.sense.dataset.samples import DEMO, OFFICIAL_NAMES
 
-__all__ = ["SUBSET_TABLE", "is_official_data", "reason"]
+__all__ = ["SUBSET_TABLE", "data_reason", "is_official_data", "reason"]
 
 SUBSET_TABLE = "7"  # the table of the paper run on one scene per template (App. D.2)
 # Script prediction asks one scene per template by itself: that is its test, not a subset.
@@ -30,7 +30,9 @@ def is_official_data(dataset: str) -> bool:
     return dataset in OFFICIAL_NAMES
 
 
-def _data_reason(dataset: str) -> str | None:
+def data_reason(dataset: str) -> str | None:
+    """Why a run's dataset is not the official set (None: it is). Alone, for what does not need
+    every scene: Table 6's human labels are on a sample of scenes."""
     if is_official_data(dataset):
         return None
     if dataset == DEMO:
@@ -79,7 +81,7 @@ def reason(run: Mapping[str, Any], table: str = "1") -> str | None:
     """None when the run (a merged run of `log_reader`, e.g. a row of `Runs.evals`) is comparable
     to the paper's `table`; otherwise why not, in one line."""
     for why in (
-        _data_reason(str(run.get("dataset", ""))),
+        data_reason(str(run.get("dataset", ""))),
         shortfall(run),
         _shard_reason(list(run.get("shards") or [])),
         _scene_reason(run),

@@ -19,6 +19,8 @@ from agentsense.report.frames import Units, build_units
 from agentsense.report.labels import apply_labels, read_labels
 from agentsense.report.other_logs import OtherLogs, split_logs
 from agentsense.report.out_folder import check_out
+from agentsense.report.paper import TITLE as PAPER_TITLE
+from agentsense.report.paper import paper_section
 from agentsense.report.sections.breakdowns import (
     SCENE_FACTORS,
     attack_section,
@@ -78,6 +80,7 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Leakage baseline", leakage_section),
     ("Table 2", table_two_section),
     ("Repeated runs", repeated_section),
+    (PAPER_TITLE, paper_section),
     ("Goal categories", category_section),
     ("Over-confidence", overconfidence_section),
     *((label, scene_section(by, label, name, figure)) for by, label, name, figure in SCENE_FACTORS),
