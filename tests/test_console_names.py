@@ -133,6 +133,7 @@ RUNS: dict[str, tuple[str, ...]] = {
     "labelling": (*DEMO, "--model", STANDIN, "--model-role", "labeller=standin/persona/l"),
     "construct": ("--model", "standin/persona/builder"),
     "gca": ("-T", "dataset=demo", "--limit", "1", "--model", "standin/gca/actor", *GCA_ROLES),
+    "sotopia": ("-T", "dataset=demo", "--limit", "2", "--model", STANDIN, "--model-role", JUDGES),
 }
 
 

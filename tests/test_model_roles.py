@@ -77,7 +77,8 @@ def test_another_benchmarks_role_can_be_let_through(monkeypatch: pytest.MonkeyPa
 
 def test_a_role_of_another_task_is_warned_about_not_refused() -> None:
     assert ignored_roles(TASK_ROLES, "info", ["character", "judge", "labeller"]) == (
-        "agentsense/info ignores --model-role judge (used by goal, full, pairwise, judge_check); "
+        "agentsense/info ignores --model-role judge (used by goal, full, pairwise, judge_check, "
+        "sotopia); "
         "--model-role labeller (used by labelling)"
     )
     assert (

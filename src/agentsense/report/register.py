@@ -26,6 +26,7 @@ from agentsense.analysis import official
 from agentsense.analysis.logs import records
 from agentsense.analysis.stats import Estimate
 from agentsense.engine.version import eval_version
+from agentsense.report.frames import unfinished_suffix
 from agentsense.report.render import markdown
 from agentsense.sense.metrics import CLUSTER
 from agentsense.sense.reference.model_names import paper_model
@@ -35,7 +36,7 @@ from agentsense.sense.score_keys import HEADLINE, MCQ_ACCURACY
 # Our score key -> (its name in the block, the paper's Table 1 column).
 SCORES: dict[str, tuple[str, str]] = {
     HEADLINE: ("goal_judge_majority", "Goal / Judge / Majority"),
-    MCQ_ACCURACY: ("mcq_accuracy", "Info / Acc."),
+    MCQ_ACCURACY: (MCQ_ACCURACY, "Info / Acc."),
 }
 # The task of register/agentsense/eval.yaml, named as the Register's engine names it (the @task
 # function), and how it is run.
@@ -72,6 +73,8 @@ class Result:
     why_no_paper: str = ""  # one line: why the paper's values are not given
     commits: set[str] = field(default_factory=set)
     dirty: bool = False  # a log was run from a working tree with uncommitted edits
+    label: str = ""  # the Table 1 row's label (it says how far an unfinished run got)
+    unfinished: bool = False  # a log of the row did not finish its plan
 
 
 def comparable(runs: pd.DataFrame) -> str:
@@ -154,6 +157,8 @@ def result(group: str, row: pd.Series, scenes: pd.DataFrame, runs: pd.DataFrame)
     found.date = str(max(runs["created"]))[:10] if not runs.empty else None
     found.commits = commits(headers)
     found.dirty = any(h.eval.revision is not None and h.eval.revision.dirty for h in headers)
+    found.label = group
+    found.unfinished = any(unfinished_suffix(run) for run in records(runs))
     return found
 
 
@@ -172,8 +177,8 @@ def results(table: pd.DataFrame, scenes: pd.DataFrame, runs: pd.DataFrame) -> li
 
 
 def entry_results(found: Sequence[Result]) -> list[Result]:
-    """The results the Register entry's block can hold: runs of its task (`full`)."""
-    return [r for r in found if r.task == REGISTER_TASK]
+    """The results the Register entry's block can hold: finished runs of its task (`full`)."""
+    return [r for r in found if r.task == REGISTER_TASK and not r.unfinished]
 
 
 def block(found: Sequence[Result], runs: pd.DataFrame) -> dict[str, Any]:
@@ -241,7 +246,7 @@ def table_markdown(found: Sequence[Result]) -> str:
     ]
     rows = [
         [
-            r.model,
+            r.label or r.model,
             r.task,
             s.key,
             f"{s.value:.2f}",

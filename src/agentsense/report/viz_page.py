@@ -18,11 +18,12 @@ from importlib.util import find_spec
 import pandas as pd
 
 from agentsense.report.register import Result
+from agentsense.sense.score_keys import MCQ_ACCURACY
 
 VIZ_PAGE = "scores_by_model.html"
 TITLES = {
     "goal_judge_majority": "Goal completion, judge majority (%)",
-    "mcq_accuracy": "MCQ accuracy (%)",
+    MCQ_ACCURACY: "MCQ accuracy (%)",
 }
 
 

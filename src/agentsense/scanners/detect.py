@@ -14,6 +14,7 @@ from importlib.resources import files
 from typing import Any
 
 from agentsense.engine.conversation import Turn, prefixed_text, visible_text
+from agentsense.sense.score_keys import JUDGE_PREFIX
 
 # Speaking as an AI system, not as the character (`character_break`).
 _AI = (
@@ -134,7 +135,10 @@ def panel_splits(goal_answers: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
     readings: dict[tuple[Any, ...], set[int]] = defaultdict(set)
     counts: dict[tuple[Any, ...], int] = defaultdict(int)
     for answer in goal_answers:
-        if str(answer.get("asker", "")).startswith("judge_") and answer.get("reading") is not None:
+        if (
+            str(answer.get("asker", "")).startswith(JUDGE_PREFIX)
+            and answer.get("reading") is not None
+        ):
             key = (answer.get("character"), answer.get("goal"), answer.get("item"))
             readings[key].add(int(answer["reading"]))
             counts[key] += 1

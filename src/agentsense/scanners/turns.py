@@ -11,6 +11,7 @@ from typing import Any
 from inspect_ai.event import Event
 
 from agentsense.engine.conversation import TURN_RECORD, labelled_calls, record_label
+from agentsense.sense.score_keys import GOAL_ANSWERS
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def goal_answers(metadata: dict[str, Any]) -> list[dict[str, Any]]:
     """The goal answers of the sample's AgentSense scoring (empty when it was not scored)."""
     scores = metadata.get("scores") or {}
     for score in scores.values() if isinstance(scores, dict) else []:
-        answers = ((score or {}).get("metadata") or {}).get("goal_answers")
+        answers = ((score or {}).get("metadata") or {}).get(GOAL_ANSWERS)
         if answers:
             return list(answers)
     return []

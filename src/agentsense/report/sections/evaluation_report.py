@@ -79,6 +79,9 @@ def evaluation_report_section(inputs: Inputs) -> Content:
             f"\n\nNo Table 1 row of `{REGISTER_TASK}` runs alone (the Register entry's task), so "
             f"no `{YAML_FILE}`."
         )
+    left = [r.label for r in found if r.task == REGISTER_TASK and r.unfinished]
+    if left:
+        text += f"\n\nLeft out of `{YAML_FILE}`, unfinished: " + "; ".join(left) + "."
     reasons = [f"- {r.model}: no paper value, {r.why_no_paper}." for r in found if r.why_no_paper]
     if reasons:
         text += "\n\n" + "\n".join(reasons)
