@@ -21,6 +21,10 @@ MEASURES.
   show whether it grows with the scenes done.
 - log: the `.eval` file's size, in MB and in KB per scene.
 - report: wall and ru_maxrss of `agentsense report` on that log.
+
+WITHOUT THE EVAL (`--report-only N --from LOG`): a log of N scenes built from a smaller run's log
+by repeating its samples with distinct ids (`<id>-x<k>`), then only the report's figures: the
+report's memory and time at a size the machine could not run in the time at hand.
 """
 
 from __future__ import annotations
@@ -157,6 +161,38 @@ def run_scale(dataset: Path, scenes: int, work: Path, args: argparse.Namespace) 
     }
 
 
+def repeat_log(source: Path, scenes: int, out: Path) -> Path:
+    """A log of `scenes` samples: `source`'s samples repeated with distinct ids (shallow copies,
+    so building it costs one read of `source`)."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(source))
+    given = log.samples or []
+    log.samples = [
+        given[k % len(given)].model_copy(update={"id": f"{given[k % len(given)].id}-x{k}"})
+        for k in range(scenes)
+    ]
+    log.eval.dataset.samples = scenes
+    log.eval.dataset.sample_ids = [sample.id for sample in log.samples]
+    write_eval_log(log, str(out))
+    return out
+
+
+def report_only(scenes: int, source: Path, work: Path) -> dict[str, Any]:
+    """The report's wall and peak RSS on a repeated log of `scenes` samples."""
+    log = repeat_log(source, scenes, work / f"repeated-{scenes}.eval")
+    report_cmd = [AGENTSENSE, "report", str(log), "--out", str(work / f"report-{scenes}")]
+    report = timed_child(report_cmd, dict(os.environ), work / f"report-{scenes}.out")
+    size = log.stat().st_size
+    return {
+        "scenes": scenes,
+        "log_mb": size / 1e6,
+        "log_kb_per_scene": size / 1e3 / scenes,
+        "report_s": (report.ended - report.started).total_seconds(),
+        "report_peak_rss_mb": report.peak_rss_mb,
+    }
+
+
 def print_table(rows: list[dict[str, Any]]) -> None:
     print(
         f"{'scenes':>6} {'calls':>7} {'wall s':>8} {'cpu s':>8} {'peak RSS MB':>11} "
@@ -184,6 +220,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         metavar="ARG",
         help="pass ARG on to `inspect eval` (repeatable), e.g. --log-buffer=10",
     )
+    parser.add_argument(
+        "--report-only",
+        type=int,
+        nargs="+",
+        metavar="N",
+        help="no eval: time the report on logs of N scenes repeated from --from LOG",
+    )
+    parser.add_argument("--from", dest="source", type=Path, metavar="LOG", help="see --report-only")
     parser.add_argument("--keep", type=Path, help="keep the logs and reports in this folder")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     return parser.parse_args(argv)
@@ -194,12 +238,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="agentsense-scale-") as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        dataset = write_dataset(max(args.scenes), work / "scale.jsonl")
         rows = []
-        for scenes in args.scenes:
-            rows.append(run_scale(dataset, scenes, work, args))
-            print(json.dumps(rows[-1]), flush=True)
-    print_table(rows)
+        if args.report_only:
+            if args.source is None:
+                raise SystemExit("--report-only needs --from LOG (a log of a smaller run)")
+            for scenes in args.report_only:
+                rows.append(report_only(scenes, args.source, work))
+                print(json.dumps(rows[-1]), flush=True)
+        else:
+            dataset = write_dataset(max(args.scenes), work / "scale.jsonl")
+            for scenes in args.scenes:
+                rows.append(run_scale(dataset, scenes, work, args))
+                print(json.dumps(rows[-1]), flush=True)
+            print_table(rows)
     if args.json:
         load = os.getloadavg()
         args.json.write_text(json.dumps({"load_average": load, "rows": rows}, indent=2) + "\n")
