@@ -1,5 +1,6 @@
-"""The report reads a log's samples one at a time (`analysis.logs.samples`), so its memory does not
-grow with the log: a 1,225-scene run read whole is GBs of transcripts (benchmarks/scale.py)."""
+"""The report at the benchmark's size (benchmarks/scale.py, docs/throughput.md "Scale"): it reads a
+log's samples one at a time (`analysis.logs.samples`), so its memory does not grow with the log,
+and its PSI bootstrap does work per template, not per scene."""
 
 from __future__ import annotations
 
@@ -9,10 +10,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
 from inspect_ai.log import EvalSample, read_eval_log
 
 from agentsense.analysis import log_reader, logs
+from agentsense.analysis.stats import template_bootstrap_ci
+from agentsense.report import tables
+from agentsense.sense import metrics
 
 
 def live_samples() -> int:
@@ -52,3 +58,24 @@ def test_the_report_reader_holds_one_sample_at_a_time(
     # The sample being read, and none of those before it (read whole: all of them at once).
     assert max(held) - before == 1
     assert len(read.rows["scenes"]) == in_log
+
+
+def test_psi_bootstrap_takes_each_templates_std_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A draw averages the drawn templates' stds: the bootstrap's work does not grow with the
+    scenes (draws x scenes was minutes at 1,225 scenes), and its numbers are the generic ones."""
+    rng = np.random.default_rng(3)
+    scenes = pd.DataFrame(
+        {"template_id": [str(t) for t in range(5) for _ in range(6)], "psi": rng.random(30)}
+    )
+    groups = tables.template_groups(scenes, "psi")
+    generic = template_bootstrap_ci(groups, lambda g: metrics.profile_sensitivity(g, "skip"))
+    calls: list[int] = []
+    template_std = metrics.template_std
+
+    def counting(values: list[float], short: Any) -> float | None:
+        calls.append(len(values))
+        return template_std(values, short)
+
+    monkeypatch.setattr(metrics, "template_std", counting)
+    assert tables.psi_estimate(scenes, "psi") == generic
+    assert calls == [6] * 5
