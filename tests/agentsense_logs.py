@@ -133,7 +133,9 @@ def rejudged_logs(kind_logs: Mapping[str, Path], shared_build: SharedBuilds) -> 
 
 # --- the logs that are not model runs (the report has a section for each) ------------------------
 
-OTHER_KINDS = tuple(r.name for r in TASKS if r.log_kind in ("judge_check", "construct", "gca"))
+OTHER_KINDS = tuple(
+    r.name for r in TASKS if r.log_kind in ("judge_check", "construct", "gca", "sotopia")
+)
 JUDGE_PANEL = ["standin/yes/always", "standin/keyword/naive", "standin/persona/judge-a"]
 GCA_ROLES = {
     "next_speaker": "standin/gca/nsp",
@@ -141,16 +143,20 @@ GCA_ROLES = {
     "critic": "standin/gca/critic",
 }
 
+SOTOPIA_ROLES = {"judge": "standin/persona/sotopia-judge"}
+
 
 def run_other_kind(kind: str, log_dir: Path) -> Path:
     """One log of judge_check (a three-judge panel), construct (a messy builder, so items are
-    dropped) or gca (CoSER's demo scenes), with the stand-in models."""
-    from agentsense.tasks import construct, gca, judge_check
+    dropped), gca (CoSER's demo scenes) or sotopia (its demo episodes), with the stand-in
+    models."""
+    from agentsense.tasks import construct, gca, judge_check, sotopia
 
     runs: dict[str, Callable[[], tuple[Task, str, dict[str, Any]]]] = {
         "judge_check": lambda: (judge_check(), "none", {"judge": JUDGE_PANEL}),
         "construct": lambda: (construct(), "standin/messy/builder", {}),
         "gca": lambda: (gca(dataset="demo"), "standin/gca/actor", GCA_ROLES),
+        "sotopia": lambda: (sotopia(max_turns=6), "standin/persona/agent", SOTOPIA_ROLES),
     }
     task, model, roles = runs[kind]()
     (log,) = eval(task, model=model, model_roles=roles, log_dir=str(log_dir), display="none")

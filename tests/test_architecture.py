@@ -34,6 +34,8 @@ LAYERS: dict[str, int] = {
     # which names every benchmark's entry as a string and imports none of them
     "coser": 2,
     "construction": 2,
+    # Sotopia's episodes and SOTOPIA-EVAL on the engine (docs/sotopia.md)
+    "sotopia": 2,
     "tasks": 2,
     # reading logs back and computing the paper's numbers
     "analysis": 3,
@@ -49,7 +51,7 @@ LAYERS: dict[str, int] = {
     "_registry": 7,
     "__init__": 7,
 }
-BENCHMARKS = ("sense", "coser", "construction")
+BENCHMARKS = ("sense", "coser", "construction", "sotopia")
 PROVIDERS = ("standin", "smollm")
 
 
@@ -183,12 +185,30 @@ def test_coser_and_construction_do_not_import_each_other() -> None:
     assert not edges, f"coser and construction importing each other: {edges}"
 
 
+def test_sotopia_imports_only_the_engine() -> None:
+    """Sotopia is a benchmark of its own: no AgentSense, CoSER or construction code in it."""
+    edges = [
+        (a, b)
+        for a, b in graph().edges
+        if top(a) == "sotopia" and top(b) not in ("engine", "sotopia")
+    ]
+    assert not edges, f"sotopia importing another benchmark: {edges}"
+
+
 TASK_DECORATORS = {"solver", "scorer", "metric"}
 
 
-@pytest.mark.parametrize(
-    "path", sorted((PACKAGE / "sense" / "tasks").glob("*.py")), ids=lambda p: p.name
-)
+# Every module that builds tasks; a missing one fails here rather than leaving the test empty.
+TASK_MODULES = [
+    "tasks.py",
+    "sense/tasks.py",
+    "coser/task.py",
+    "construction/construct_task.py",
+    "construction/labelling_task.py",
+]
+
+
+@pytest.mark.parametrize("path", [PACKAGE / name for name in TASK_MODULES], ids=TASK_MODULES)
 def test_tasks_hold_only_tasks(path: Path) -> None:
     """A solver, scorer, metric or store model belongs in the module of its concept."""
     found = []
@@ -259,7 +279,7 @@ def test_a_full_run_loads_no_other_benchmark_or_provider_code() -> None:
     names = loaded(
         "import agentsense._registry\nfrom agentsense.tasks import full\nfull(dataset='demo')"
     )
-    others = [n for n in names if top(n) in ("coser", "construction", *PROVIDERS)]
+    others = [n for n in names if top(n) in ("coser", "construction", "sotopia", *PROVIDERS)]
     assert others == ["agentsense.construction", "agentsense.coser"], others
     assert len(names) <= 35, (len(names), names)
 

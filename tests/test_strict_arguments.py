@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import agentsense
+import agentsense.tasks
 from agentsense.cli import main
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.strict import declared_names, empty_role_entries, unknown_arguments_message
@@ -88,7 +89,7 @@ def test_a_name_close_to_nothing_gets_no_guess() -> None:
 
 @pytest.mark.parametrize("name", TASKS)
 def test_every_task_refuses_a_mistyped_argument_naming_the_right_one(name: str) -> None:
-    factory = getattr(agentsense, name)
+    factory = getattr(agentsense.tasks, name)
     for argument in declared_names(factory):
         typo = argument + argument[-1]  # doubled last letter
         with pytest.raises(PrerequisiteError) as raised:
@@ -101,7 +102,7 @@ def test_every_task_refuses_a_mistyped_argument_naming_the_right_one(name: str) 
 def test_the_declared_arguments_are_the_signature_without_the_catch_all(name: str) -> None:
     import inspect
 
-    factory = getattr(agentsense, name)
+    factory = getattr(agentsense.tasks, name)
     parameters = inspect.signature(factory).parameters
     assert [p for p in parameters if p not in declared_names(factory)] == ["unknown"]
     assert parameters["unknown"].kind is inspect.Parameter.VAR_KEYWORD

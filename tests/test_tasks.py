@@ -14,6 +14,7 @@ from inspect_ai import Task, eval
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 import agentsense
+import agentsense.tasks
 from agentsense.construction import label_agreement
 from agentsense.construction.labelling import SceneLabels, label_scene
 from agentsense.engine.errors import PrerequisiteError
@@ -33,7 +34,7 @@ def built_tasks() -> dict[str, Task]:
     """Every exported task on offline inputs: the demo set, or (construct) the bundled script."""
     tasks = {}
     for name in agentsense.__all__:
-        factory = getattr(agentsense, name)
+        factory = getattr(agentsense.tasks, name)
         offline = {"dataset": "demo"} if "dataset" in inspect.signature(factory).parameters else {}
         tasks[name] = factory(**offline)
     return tasks
@@ -138,7 +139,7 @@ def declared_arguments() -> dict[str, tuple[Any, Any]]:
 
 @pytest.mark.parametrize("name", SIMULATION_TASKS)
 def test_every_simulation_task_takes_the_task_arguments(name: str) -> None:
-    task_function = getattr(agentsense, name)
+    task_function = getattr(agentsense.tasks, name)
     parameters = inspect.signature(task_function).parameters
     hints = typing.get_type_hints(task_function)
     expected = {
@@ -188,7 +189,7 @@ def test_a_bad_argument_is_named_before_any_model_call(
     name: str, argument: str, value: Any, message: str
 ) -> None:
     with pytest.raises(PrerequisiteError) as raised:
-        getattr(agentsense, name)(dataset="demo", **{argument: value})
+        getattr(agentsense.tasks, name)(dataset="demo", **{argument: value})
     assert message in str(raised.value.message)
 
 
@@ -270,4 +271,4 @@ def test_every_argument_of_every_task_has_its_meaning() -> None:
     """The table's docs (or `TaskArguments`' descriptions) cover every declared argument."""
     for row in TASKS:
         assert all(argument.doc for argument in arguments(row.name)), row.name
-        assert set(row.docs) <= set(declared_names(getattr(agentsense, row.name))), row.name
+        assert set(row.docs) <= set(declared_names(getattr(agentsense.tasks, row.name))), row.name

@@ -19,6 +19,7 @@ __all__ = [
     "labelling",
     "pairwise",
     "script_prediction",
+    "sotopia",
 ]
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
         labelling,
         pairwise,
         script_prediction,
+        sotopia,
     )
 
 

@@ -32,6 +32,7 @@ from agentsense.sense.leakage.blind_test import BLIND_KEY
 from agentsense.sense.leakage.script_prediction import SCRIPT_KEY
 from agentsense.sense.metrics import GOAL_METRIC_KEYS, psi_name, tmean_name
 from agentsense.sense.score_keys import MCQ_ACCURACY
+from agentsense.sotopia import SCORE_KEYS as SOTOPIA_KEYS
 
 SCENE = ("mean", "stderr")  # Inspect's mean and stderr (clustered by template, or book for gca)
 
@@ -83,6 +84,7 @@ LOGGED_METRICS: dict[str, TaskMetrics] = {
     "judge_check": (LoggedScore(judge_verdicts.__name__, JUDGE_RATES),),
     "construct": (LoggedScore(build_counts.__name__, COUNT_KEYS),),
     "gca": keys_with(GCA_KEYS, SCENE),
+    "sotopia": keys_with(SOTOPIA_KEYS, SCENE),
 }
 
 

@@ -37,12 +37,20 @@ from agentsense.engine.roles import (
 from agentsense.sense.protocol import Mode, OptionMark, TaskArguments, cli_names
 
 P = ParamSpec("P")
-Benchmark = Literal["sense", "coser", "construction"]
+Benchmark = Literal["sense", "coser", "construction", "sotopia"]
 # How the report reads a task's log: as a model run on scenes (`analysis.log_reader`: the
 # homogeneous and pairwise simulations, the blind test, labels, script prediction), or in a
 # section of its own (the judge check, construction, GCA: `report.other_logs`).
 LogKind = Literal[
-    "homogeneous", "pairwise", "blind", "labelling", "script", "judge_check", "construct", "gca"
+    "homogeneous",
+    "pairwise",
+    "blind",
+    "labelling",
+    "script",
+    "judge_check",
+    "construct",
+    "gca",
+    "sotopia",
 ]
 
 
@@ -191,6 +199,28 @@ TASKS: tuple[TaskRow, ...] = (
             "max_tokens": "per actor, Environment and next-speaker call",
             "critic_max_tokens": "per critic call",
             "critic_attempts": "critic tries per dimension before it counts as unreadable",
+        },
+    ),
+    TaskRow(
+        "sotopia",
+        "sotopia",
+        "agentsense.sotopia.task:sotopia",
+        TaskRoles(fallback=(CHARACTER_ROLE, JUDGE_ROLE)),
+        "sotopia",
+        unit="episodes",
+        docs={
+            "dataset": "`demo` (10 environments x 2 agent pairs written for this project), or "
+            "the path of a JSON file in that shape (docs/sotopia.md)",
+            "max_turns": "turns at most (sotopia 0.1.5: 20)",
+            "max_stale_turns": "the episode ends after more than this many `none` actions in a "
+            "row (sotopia 0.1.5: 2)",
+            "action_order": "`round-robin` (sotopia's default: agent 1 first) or `simultaneous`",
+            "omniscient": "each agent sees both backgrounds and goals (sotopia: false)",
+            "structured": "ask the agents for the AgentAction JSON schema, as sotopia does",
+            "temperature": "the agents' temperature (sotopia 0.1.5 sends none)",
+            "max_tokens": "per agent call (sotopia 0.1.5 sends none)",
+            "judge_temperature": "the judges' temperature (sotopia 0.1.5 sends none)",
+            "judge_max_tokens": "per judge call",
         },
     ),
 )
@@ -415,6 +445,24 @@ def gca(
     critic_attempts: int = 6,
 ) -> Task:
     """Given-Circumstance Acting: simulate each scene, then CoSER's four penalty-based critics."""
+    raise AssertionError("built by from_table")
+
+
+@task
+@from_table
+def sotopia(
+    dataset: str = "demo",
+    max_turns: int = 20,
+    max_stale_turns: int = 2,
+    action_order: Literal["round-robin", "simultaneous"] = "round-robin",
+    omniscient: bool = False,
+    structured: bool = True,
+    temperature: float | None = None,
+    max_tokens: int | None = None,
+    judge_temperature: float | None = None,
+    judge_max_tokens: int | None = None,
+) -> Task:
+    """Sotopia episodes between two agents, scored by SOTOPIA-EVAL's seven dimensions."""
     raise AssertionError("built by from_table")
 
 

@@ -26,15 +26,9 @@ from agentsense.standin.rules import Request, standin_rule
 
 
 class StandInAPI(ModelAPI):
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig | None = None,
-        **model_args: Any,
-    ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
+    # Inspect passes base_url, api_key and -M model args by keyword; a stand-in needs none of them.
+    def __init__(self, model_name: str, config: GenerateConfig | None = None, **_: Any) -> None:
+        super().__init__(model_name, config=config or GenerateConfig())
         self.rule, self.name = standin_rule(model_name)
 
     async def generate(

@@ -25,6 +25,9 @@
   `<END CHAT>`), critics list flaws as JSON. Model names select faults: a critic whose name
   contains `broken` never answers JSON; one containing `fenced` wraps it in a code fence.
   `persona` answers CoSER critic prompts the same way (`agentsense/critics`).
+- Sotopia (`agentsense/sotopia`): `persona` answers its agent prompt with an action JSON and its
+  evaluator prompt with scores in range (`sotopia_rules.py`, which lists the faults a model
+  name selects: `broken`, `fenced`, `outofrange`).
 
 The same rules back the `standin/` Inspect model provider and the local HTTP stub server.
 """
@@ -39,6 +42,7 @@ from dataclasses import dataclass
 
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.standin.construction_rules import construction_reply
+from agentsense.standin.sotopia_rules import sotopia_reply
 
 
 @dataclass(frozen=True)
@@ -165,6 +169,9 @@ def persona(request: Request) -> str:
     built = construction_reply(list(request.messages), request.model, messy=False)
     if built is not None:
         return built
+    acted = sotopia_reply(request.model, request.last)
+    if acted is not None:
+        return acted
     h = request.digest()
     last = request.last
     if request.system.startswith("You are a literary critic"):

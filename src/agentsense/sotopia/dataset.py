@@ -1,0 +1,169 @@
+"""A Sotopia data file as an Inspect dataset: one sample per combo (an environment and two agents).
+
+`-T dataset=` takes `demo` (10 environments x 2 agent pairs written for this project, bundled)
+or the path of a JSON file of the same shape (`record.SotopiaData`). Every bad record is
+reported before any model call, by list, index, id and field, with what was found.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.dataset import MemoryDataset, Sample
+from pydantic import BaseModel, ValidationError
+
+from agentsense.engine.errors import PrerequisiteError
+from agentsense.sotopia.record import (
+    AgentProfile,
+    EnvAgentCombo,
+    EnvironmentProfile,
+    Episode,
+    SotopiaData,
+)
+
+DEMO = "demo"
+MAX_REPORTED = 25
+SCHEMA = "docs/sotopia.md, section 4; e.g. src/agentsense/sotopia/data/demo.json"
+LISTS: dict[str, tuple[type[BaseModel], str]] = {
+    "environments": (EnvironmentProfile, "env_id"),
+    "agents": (AgentProfile, "agent_id"),
+    "combos": (EnvAgentCombo, "combo_id"),
+}
+
+
+class SotopiaDataError(PrerequisiteError):
+    """A Sotopia data file that cannot be used; `problems` lists every bad record and field."""
+
+    def __init__(self, source: str, message: str, problems: list[str] | None = None) -> None:
+        self.source = source
+        self.problems = problems or []
+        shown = "".join(f"\n  - {line}" for line in self.problems[:MAX_REPORTED])
+        more = len(self.problems) - MAX_REPORTED
+        tail = f"\n  ... and {more} more" if more > 0 else ""
+        super().__init__(f"{message}{shown}{tail}")
+
+
+def demo_path() -> Path:
+    return Path(str(resources.files("agentsense.sotopia") / "data" / "demo.json"))
+
+
+def dataset_path(dataset: str) -> Path:
+    if dataset == DEMO:
+        return demo_path()
+    path = Path(dataset).expanduser()
+    if not path.is_file():
+        raise SotopiaDataError(
+            dataset, f"-T dataset={dataset!r} is neither 'demo' nor a JSON file that exists."
+        )
+    return path
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def record_problems(name: str, index: int, raw: Any) -> list[str]:
+    """`combos[3] (demo-env-02-2): field `agent_ids`: ...` for every bad field of a record."""
+    model, key = LISTS[name]
+    if not isinstance(raw, dict):
+        return [f"{name}[{index}]: found {type(raw).__name__}; expected an object"]
+    label = f"{name}[{index}]" + (f" ({raw[key]})" if isinstance(raw.get(key), str) else "")
+    try:
+        model.model_validate(raw)
+    except ValidationError as error:
+        return [
+            f"{label}: field `{_where(item['loc'])}`: "
+            + ("missing" if item["type"] == "missing" else item["msg"])
+            + ("" if item["type"] == "missing" else f" (found {_short(item.get('input'))})")
+            for item in error.errors(include_url=False)
+        ]
+    return []
+
+
+def reference_problems(data: SotopiaData) -> list[str]:
+    """Ids a combo names that no record has, and ids used twice."""
+    problems: list[str] = []
+    for name, ids in (
+        ("environments", [e.env_id for e in data.environments]),
+        ("agents", [a.agent_id for a in data.agents]),
+        ("combos", [c.combo_id for c in data.combos]),
+    ):
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        problems += [f"{name}: id {i!r} is used more than once" for i in dupes]
+    envs, agents = {e.env_id for e in data.environments}, {a.agent_id for a in data.agents}
+    for i, combo in enumerate(data.combos):
+        label = f"combos[{i}] ({combo.combo_id})"
+        if combo.env_id not in envs:
+            problems.append(f"{label}: field `env_id`: no environment {combo.env_id!r}")
+        for k, agent in enumerate(combo.agent_ids):
+            if agent not in agents:
+                problems.append(f"{label}: field `agent_ids[{k}]`: no agent {agent!r}")
+    return problems
+
+
+def read_data(path: Path, source: str) -> SotopiaData:
+    """The file's records, or one error that lists every bad record and field."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise SotopiaDataError(source, f"{source} is not a JSON file ({error}).") from None
+    if not isinstance(raw, dict) or not all(isinstance(raw.get(k), list) for k in LISTS):
+        raise SotopiaDataError(
+            source,
+            f"{source} must hold one JSON object with the lists {', '.join(LISTS)} ({SCHEMA}).",
+        )
+    problems = [
+        line
+        for name in LISTS
+        for i, record in enumerate(raw[name])
+        for line in record_problems(name, i, record)
+    ]
+    data = None if problems else SotopiaData.model_validate({k: raw[k] for k in LISTS})
+    problems += reference_problems(data) if data is not None else []
+    if problems or data is None:
+        raise SotopiaDataError(
+            source,
+            f"Invalid Sotopia data file {source}: {len(problems)} problem(s). Fix the records "
+            f"listed ({SCHEMA}):",
+            problems,
+        )
+    return data
+
+
+def episodes(data: SotopiaData) -> list[Episode]:
+    envs = {e.env_id: e for e in data.environments}
+    agents = {a.agent_id: a for a in data.agents}
+    return [
+        Episode(
+            combo_id=c.combo_id,
+            environment=envs[c.env_id],
+            agents=(agents[c.agent_ids[0]], agents[c.agent_ids[1]]),
+        )
+        for c in data.combos
+    ]
+
+
+def to_sample(episode: Episode) -> Sample:
+    env = episode.environment
+    names = " and ".join(agent.name for agent in episode.agents)
+    return Sample(
+        id=episode.combo_id,
+        input=f"{env.scenario}\nParticipants: {names}",
+        metadata={"environment": env.env_id, "episode": episode.model_dump(mode="json")},
+    )
+
+
+def load_episodes(dataset: str) -> list[Episode]:
+    return episodes(read_data(dataset_path(dataset), dataset))
+
+
+def sotopia_dataset(records: list[Episode], name: str) -> MemoryDataset:
+    return MemoryDataset([to_sample(r) for r in records], name=name)

@@ -1,0 +1,39 @@
+"""`agentsense/sotopia`: Sotopia's episodes (sotopia 0.1.5's protocol) and SOTOPIA-EVAL.
+
+Both agents are played on the role `character` (the evaluated model when unbound); the judges
+on the role `judge`. docs/sotopia.md has the protocol and docs/deviations.md §5 what differs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai import Task
+
+from agentsense.engine.strict import task_settings
+from agentsense.engine.version import eval_version
+from agentsense.sotopia import sotopia_eval
+from agentsense.sotopia.dataset import load_episodes, sotopia_dataset
+from agentsense.sotopia.episode import SotopiaSettings, sotopia_episode
+from agentsense.sotopia.prompts import SOTOPIA_VERSION
+
+
+def sotopia(**values: Any) -> Task:
+    """Sotopia episodes between two agents, scored by SOTOPIA-EVAL's seven dimensions."""
+    settings = task_settings(SotopiaSettings, values)
+    dataset = values["dataset"]
+    records = load_episodes(dataset)
+    return Task(
+        dataset=sotopia_dataset(
+            records, name=f"sotopia-{dataset}" if "/" not in dataset else dataset
+        ),
+        solver=sotopia_episode(settings=settings),
+        scorer=sotopia_eval(),
+        version=eval_version().comparability_version,
+        metadata={
+            "sotopia": settings.model_dump(),
+            "sotopia_version": SOTOPIA_VERSION,
+            "dataset": dataset,
+            **eval_version().to_metadata(),
+        },
+    )
