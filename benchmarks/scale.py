@@ -143,6 +143,9 @@ def run_scale(dataset: Path, scenes: int, work: Path, args: argparse.Namespace) 
         command = eval_command(dataset, scenes, log_dir, args)
         usage, poller = watched_child(command, env, work / f"eval-{scenes}.out")
         answered, _ = stub_stats(stub)
+    # The whole RSS trace (seconds, MB), to see where in the run the memory grows.
+    trace = "".join(f"{t:.0f},{rss:.1f}\n" for t, rss in poller.readings)
+    (work / f"rss-{scenes}.csv").write_text("seconds,rss_mb\n" + trace)
     (log,) = sorted(log_dir.glob("*.eval"))
     report_cmd = [AGENTSENSE, "report", str(log), "--out", str(work / f"report-{scenes}")]
     report = timed_child(report_cmd, env, work / f"report-{scenes}.out")
