@@ -23,6 +23,7 @@ from inspect_ai.log import (
     read_eval_log,
     read_eval_log_sample,
     read_eval_log_sample_summaries,
+    read_eval_log_samples_by_id,
 )
 from inspect_ai.scorer import Score
 
@@ -76,6 +77,10 @@ def stamp(path: str) -> tuple[int, int]:
 
 # --- reading -----------------------------------------------------------------------------------
 
+# Samples read at once by `samples`: few enough that memory stays flat (a sample is ~30 KB on
+# disk, a few hundred in memory), enough that the log's directory is parsed rarely.
+SAMPLE_BATCH = 32
+
 
 def _unreadable(path: str, error: Exception) -> ReportError:
     return ReportError(f"{path}: could not read it as an Inspect log ({error}).")
@@ -95,20 +100,23 @@ def header(path: str) -> EvalLog:
 
 
 def samples(path: str) -> Iterator[EvalSample]:
-    """Every sample the log holds, one at a time, in Inspect's order (by epoch, then id): a
-    log of the benchmark's size (1,225 scenes) read whole is GBs of transcripts, so a caller
-    keeps what it needs of each sample and lets it go. The samples are those the file holds,
-    as `read_eval_log` gives them (its summaries list them; Inspect's `read_eval_log_samples`
-    yields only the planned ones). A JSON log is parsed whole to read any one sample, so it
-    is read once, as before."""
+    """Every sample the log holds, in Inspect's order (by epoch, then id), SAMPLE_BATCH at a
+    time: a log of the benchmark's size (1,225 scenes) read whole is GBs of transcripts, so a
+    caller keeps what it needs of each sample and lets it go. A batch is one Inspect read (the
+    zip's directory parsed once per batch; read one by one, once per sample, which grows as
+    scenes squared). The samples are those the file holds, as `read_eval_log` gives them (its
+    summaries list them; Inspect's `read_eval_log_samples` yields only the planned ones). A
+    JSON log is parsed whole to read any one sample, so it is read once, as before."""
     if Path(path).suffix == ".json":
         yield from _whole(path)
         return
-    for summary in sorted(_unique(summaries(path)), key=_inspect_order):
+    keys = [(item.id, item.epoch) for item in sorted(_unique(summaries(path)), key=_inspect_order)]
+    for start in range(0, len(keys), SAMPLE_BATCH):
         try:
-            yield read_eval_log_sample(path, id=summary.id, epoch=summary.epoch)
+            batch = read_eval_log_samples_by_id(path, keys[start : start + SAMPLE_BATCH])
         except Exception as error:  # Inspect raises many types for unreadable files
             raise _unreadable(path, error) from None
+        yield from batch
 
 
 def _whole(path: str) -> list[EvalSample]:
