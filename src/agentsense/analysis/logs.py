@@ -101,7 +101,7 @@ def header(path: str) -> EvalLog:
 
 def samples(path: str) -> Iterator[EvalSample]:
     """Every sample the log holds, in Inspect's order (by epoch, then id), SAMPLE_BATCH at a
-    time: a log of the benchmark's size (1,225 scenes) read whole is GBs of transcripts, so a
+    time: the report held a log of the benchmark's size (1,225 scenes) whole in 1.9 GB, so a
     caller keeps what it needs of each sample and lets it go. A batch is one Inspect read (the
     zip's directory parsed once per batch; read one by one, once per sample, which grows as
     scenes squared). The samples are those the file holds, as `read_eval_log` gives them (its
