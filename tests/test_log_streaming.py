@@ -74,7 +74,8 @@ def test_the_report_reader_holds_one_batch_at_a_time(
 
 def test_psi_bootstrap_takes_each_templates_std_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """A draw averages the drawn templates' stds: the bootstrap's work does not grow with the
-    scenes (draws x scenes: 1.9 s an estimate at 1,225 scenes), and its numbers are the generic ones."""
+    scenes (draws x scenes: 1.9 s an estimate at 1,225 scenes), and its numbers are the
+    generic ones."""
     rng = np.random.default_rng(3)
     scenes = pd.DataFrame(
         {"template_id": [str(t) for t in range(5) for _ in range(6)], "psi": rng.random(30)}
