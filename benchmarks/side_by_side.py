@@ -1,6 +1,7 @@
 """The official AgentSense code and agentsense side by side, and what each Inspect option costs.
 
     python benchmarks/side_by_side.py --official GITDIR --scenes 24 --latency 1.0 0.2 --runs 3
+    python benchmarks/side_by_side.py --official GITDIR --scenes 24 --latency 0.2 --processes 2
     python benchmarks/side_by_side.py --options --scenes 24 --runs 3 [--baseline-src DIR]
 
 SIDE BY SIDE (`--official GITDIR`, a git directory of github.com/ljcleo/agent_sense): the
@@ -9,11 +10,13 @@ unmodified (never into this repository) and run with `run_eval.py --task_workers
 that has AutoGen 0.2.40 (`--official-python`; `../shared/tools/side-by-side` builds one in
 ~/.cache/side-by-side/venv, the default). agentsense runs as a user runs it:
 `inspect eval agentsense/full --model vllm/agent --model-role judge=vllm/judge-a,...,judge-c
---max-connections C`. Both talk to the project's stub server (`python -m agentsense.standin.stub
---latency L`: persona replies; its own process, so its CPU is charged to neither), on the same
-scenes (the demo set, or N/24 copies of it with distinct `sample_idx`), 3 judges. Runs alternate
-official / agentsense, `--runs` pairs per latency; the table holds medians and the ratios
-agentsense / official.
+--max-connections C`, or with `--processes N` as `agentsense eval-parts agentsense/full
+--processes N ...` (N parts sharing the C connections; CPU then sums the parts, which
+eval-parts waits for; peak RSS is the largest process's). Both talk to the project's stub
+server (`python -m agentsense.standin.stub --latency L`: persona replies; its own process, so
+its CPU is charged to neither), on the same scenes (the demo set, or N/24 copies of it with
+distinct `sample_idx`), 3 judges. Runs alternate official / agentsense, `--runs` pairs per
+latency; the table holds medians and the ratios agentsense / official.
 
 OPTIONS (`--options`): agentsense alone at L = `--options-latency` (default 0: the client's CPU
 is then all there is to measure), once per variant of `benchmarks/inspect_options.json` per
@@ -139,11 +142,15 @@ def official_command(args: argparse.Namespace, data: Path, run: Path, base_url: 
 def agentsense_command(
     args: argparse.Namespace, data: Path, run: Path, variant: Variant
 ) -> list[str]:
-    inspect = Path(sys.executable).with_name("inspect")
     judges = ",".join(f"vllm/{model}" for model in JUDGES)
+    if args.processes > 1:  # `agentsense eval-parts`: N parts sharing the same connections
+        runner = [str(Path(sys.executable).with_name("agentsense")), "eval-parts"]
+        runner += ["agentsense/full", "--processes", str(args.processes)]
+    else:
+        runner = [str(Path(sys.executable).with_name("inspect")), "eval", "agentsense/full"]
     return [
-        str(inspect),
-        *("eval", "agentsense/full", "-T", f"dataset={data}", "--model", "vllm/agent"),
+        *runner,
+        *("-T", f"dataset={data}", "--model", "vllm/agent"),
         *("--model-role", f"judge={judges}", "--max-connections", str(args.connections)),
         *("--log-dir", str(run / "logs"), "--display", "none", *variant.args),
     ]
@@ -289,6 +296,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--latency", type=float, nargs="+", default=[1.0, 0.2])
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--runs", type=int, default=3, help="interleaved runs per setting")
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="run agentsense as `agentsense eval-parts --processes N` (the same total connections)",
+    )
     parser.add_argument("--json", type=Path, help="write every run's summary here")
     args = parser.parse_args(argv)
     if not args.official and not args.options:
@@ -303,7 +316,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    report: dict[str, Any] = {"load_at_start": os.getloadavg()}
+    report: dict[str, Any] = {"load_at_start": os.getloadavg(), "processes": args.processes}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         if args.official:

@@ -39,12 +39,15 @@ LAYERS: dict[str, int] = {
     "tasks": 2,
     # reading logs back and computing the paper's numbers
     "analysis": 3,
+    # transcript scanners on Inspect Scout over the logs (docs/scanners.md; never imported by a run)
+    "scanners": 3,
     "report": 4,
     # model providers: imported only when their model is asked for
     "smollm": 5,
     "standin": 5,
     # entry points
     "arguments": 6,
+    "parts": 6,
     "logged_metrics": 6,
     "lazy": 6,
     "cli": 7,

@@ -47,6 +47,8 @@ def expected_sections(kinds: frozenset[str]) -> set[str]:
     present = {
         "Runs": bool(kinds & set(KINDS)),
         "Table 1": scored,
+        # issue #34: a Table 1 row of one model with goal or MCQ scores (not blind alone)
+        "Evaluation report": bool(kinds & {"full", "goal", "info"}),
         "Leakage baseline": "blind" in kinds and bool(kinds & {"full", "info"}),
         "Goal categories": bool(kinds & JUDGED),
         "Over-confidence": bool(kinds & JUDGED),
@@ -65,6 +67,8 @@ def expected_sections(kinds: frozenset[str]) -> set[str]:
         "Variance components": bool(kinds & CONVERSATION),
         "Cost and tokens": bool(kinds & set(KINDS)),  # the calls of model runs
         "Statistics": scored,
+        # issue #34: the paper beside each Table 1 row (here: no reference, demo data)
+        "Beside the paper": scored,
         # issue #23: no kind log is a script-prediction run or has several epochs
         # (tests/test_report_repeated.py reports on those)
         "Table 2": False,
@@ -73,6 +77,12 @@ def expected_sections(kinds: frozenset[str]) -> set[str]:
         "Judge check": "judge_check" in kinds,
         "Construction": "construct" in kinds,
         "GCA": "gca" in kinds,
+        # issue #35: Sotopia, and the profile across two or more benchmarks
+        "Sotopia": "sotopia" in kinds,
+        "Social-intelligence profile": sum(
+            (bool(kinds & {"full", "goal", "info"}), "sotopia" in kinds, "gca" in kinds)
+        )
+        >= 2,
     }
     return {title for title, shown in present.items() if shown}
 
@@ -193,6 +203,8 @@ def test_report_with_the_logs_that_are_not_model_runs(
         "Judge check": "judge_check.csv",
         "Construction": "construction.csv",
         "GCA": "gca.csv",
+        "Sotopia": "sotopia.csv",
+        "Social-intelligence profile": "profile.csv",
     }
     for title, csv in files.items():
         assert (title in shown) == (out / csv).exists(), title

@@ -12,13 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval
+from inspect_ai import Task, eval
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
 
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.sotopia import SCORE_KEYS
-from agentsense.sotopia.dataset import SotopiaDataError, demo_path, load_episodes
+from agentsense.sotopia.dataset import SotopiaDataError, demo_path, sotopia_dataset
+from agentsense.sotopia.episode import SotopiaSettings, sotopia_episode
 from agentsense.sotopia.evaluation import episode_value, read_evaluation
 from agentsense.sotopia.prompts import (
     DIMENSIONS,
@@ -27,11 +28,13 @@ from agentsense.sotopia.prompts import (
     agent_format_instructions,
     evaluator_format_instructions,
 )
+from agentsense.sotopia.published import load_episodes
 from agentsense.sotopia.record import RelationshipType
 from agentsense.sotopia.render import bio, for_agent, for_environment
 from agentsense.tasks import sotopia
 
 AGENT = "standin/persona/agent"
+LOGS = Path(os.environ.get("SOTOPIA_TEST_LOGS", "/tmp/agentsense-sotopia-test-logs"))
 JUDGE = "standin/persona/judge"
 
 
@@ -44,7 +47,7 @@ def run(
         model_roles={"judge": judge},
         limit=limit,
         display="none",
-        log_dir=os.environ.get("SOTOPIA_TEST_LOGS", "/tmp/agentsense-sotopia-test-logs"),
+        log_dir=str(LOGS),
     )
     assert log.status == "success", log.error
     log = read_eval_log(log.location, resolve_attachments=True)
@@ -117,7 +120,7 @@ def test_a_broken_record_is_named_with_its_field(tmp_path: Path) -> None:
 
 
 def test_a_bad_dataset_or_argument_stops_the_task_before_any_model_call(tmp_path: Path) -> None:
-    with pytest.raises(PrerequisiteError, match="neither 'demo' nor a JSON file"):
+    with pytest.raises(PrerequisiteError, match="neither 'demo', 'official'"):
         sotopia(dataset=str(tmp_path / "missing.json"))
     with pytest.raises(PrerequisiteError, match="max_turns"):
         sotopia(max_turns=0)
@@ -182,6 +185,21 @@ def test_who_sees_which_message_and_the_round_robin_order() -> None:
     assert f"Turn #1\n{first} " in judge and "did nothing" not in judge
     assert 'use exactly these keys: ["agent_1", "agent_2"]' in judge
     assert log.eval.metadata is not None and log.eval.metadata["sotopia_version"] == SOTOPIA_VERSION
+
+
+def test_the_solver_alone_with_simultaneous_actions_asks_every_agent_every_turn() -> None:
+    settings = SotopiaSettings(action_order="simultaneous", max_turns=2)
+    episodes = load_episodes("demo")[:1]
+    task = Task(dataset=sotopia_dataset(episodes, name="one"), solver=sotopia_episode(settings))
+    (log,) = eval(task, model=AGENT, display="none", log_dir=str(LOGS))
+    assert log.status == "success", log.error
+    sample = read_eval_log(log.location, resolve_attachments=True).samples[0]  # type: ignore[index]
+    names = [a.name for a in episodes[0].agents]
+    asked = [p.split(",", 1)[0] for p in prompts(sample)]
+    assert asked == [f"Imagine you are {n}" for n in names] * 2
+    assert [(a["turn"], a["speaker"]) for a in store(sample)["actions"]] == [  # type: ignore[union-attr]
+        (t, n) for t in (1, 2) for n in names
+    ]
 
 
 def test_the_turn_limit_ends_the_episode() -> None:

@@ -32,4 +32,12 @@ def smollm() -> type[ModelAPI]:
     return SmolLMAPI
 
 
-REGISTERED = (standin, smollm, sense, coser, construction)
+@modelapi(name="scanner-standin")
+def scanner_standin() -> type[ModelAPI]:
+    """Answers the LLM scanners' questions with the pattern rules (`agentsense.scanners`)."""
+    from agentsense.scanners.standin import PatternModel
+
+    return PatternModel
+
+
+REGISTERED = (standin, smollm, scanner_standin, sense, coser, construction)

@@ -1,10 +1,10 @@
 """The `agentsense` command: `report` (the paper's tables and figures from logs), `compare` (a
 paired regression gate for CI), `labels` (a labels file from an `agentsense/labelling` log) and
 `scenarios` (a dataset from `agentsense/construct` logs), `annotate` (judges against human
-labels) and `stats` (a dataset's counts).
+labels), `stats` (a dataset's counts) and `eval-parts` (a task as N processes, parts.py).
 
-Exit status: 0 success (compare: no significant regression), 1 compare found a regression,
-2 usage or input error (a message, no traceback).
+Exit status: 0 success (compare: no significant regression), 1 compare found a regression
+(eval-parts: a part failed), 2 usage or input error (a message, no traceback).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import fields
 from pathlib import Path
 
+from agentsense import parts
 from agentsense.sense.score_keys import HEADLINE
 
 EXIT_OK = 0
@@ -60,6 +61,7 @@ def _report_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     parser.add_argument(
         "--alpha", type=float, default=0.05, help="significance level (default 0.05)"
     )
+    parser.add_argument("--scan", type=Path, help="an Inspect Scout scan of the logs (SCAN_DIR)")
 
 
 def _merge_options(parser: argparse.ArgumentParser) -> None:
@@ -133,6 +135,18 @@ def _compare_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         "compare even if a run did not finish or NEW lacks samples of BASE",
     )
     parser.add_argument("--csv", type=Path, help="also write the comparison as CSV")
+    parser.add_argument(
+        "--against",
+        choices=["paper"],
+        help="gate LOGS against the paper's published values instead of BASE (docs/reference.md)",
+    )
+    parser.add_argument(
+        "--margin",
+        type=float,
+        default=0.0,
+        metavar="POINTS",
+        help="--against paper: also pass a cell within this many percentage points (default 0)",
+    )
 
 
 def _labels_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -229,6 +243,7 @@ def parser() -> argparse.ArgumentParser:
     _args_parser(commands)
     _annotate_parser(commands)
     _stats_parser(commands)
+    parts.add_parser(commands)
     return root
 
 
@@ -257,6 +272,7 @@ def run_report(args: argparse.Namespace) -> int:
         scorer=args.scorer,
         prefer_newest=args.prefer_newest,
         figures=not args.no_figures,
+        scan=args.scan,
     )
     report = write_report(args.logs, options)
     for line in report.unfinished:
@@ -296,6 +312,13 @@ def run_compare(args: argparse.Namespace) -> int:
     from agentsense.report.compare import CompareOptions, compare, comparison_frame, comparison_text
 
     # every option of the comparison is the flag of the same name
+    if args.against == "paper":
+        from agentsense.report.paper import gate
+
+        logs = [*args.sides, *args.base, *args.new]
+        text, passed = gate(logs, args.margin, args.scorer, args.prefer_newest)
+        print(text)
+        return EXIT_OK if passed else EXIT_REGRESSION
     options = CompareOptions(**{f.name: getattr(args, f.name) for f in fields(CompareOptions)})
     base, new = compare_sides(args)
     comparison = compare(base, new, options)
@@ -434,6 +457,7 @@ COMMANDS = {
     "args": run_args,
     "annotate": run_annotate,
     "stats": run_stats,
+    "eval-parts": parts.run,
 }
 
 

@@ -209,8 +209,9 @@ TASKS: tuple[TaskRow, ...] = (
         "sotopia",
         unit="episodes",
         docs={
-            "dataset": "`demo` (10 environments x 2 agent pairs written for this project), or "
-            "the path of a JSON file in that shape (docs/sotopia.md)",
+            "dataset": "`demo` (10 environments x 2 agent pairs written for this project), "
+            "`official` (Sotopia's published episodes, pinned), `sotopia_hard` (their 14 hard "
+            "environments), `URL#sha256=HEX`, or a file or folder (docs/sotopia.md §6)",
             "max_turns": "turns at most (sotopia 0.1.5: 20)",
             "max_stale_turns": "the episode ends after more than this many `none` actions in a "
             "row (sotopia 0.1.5: 2)",

@@ -168,11 +168,27 @@ def _merged_run(group: list[LogData], owners: dict[Key, LogData]) -> dict[str, A
         **{key: value for key, value in newest.run.items() if key != "planned"},
         **plan_counts(log.run.get("planned") for log in group),
         "status": failed[0] if failed else "success",
+        **_shard_counts(group),
         "logs": len(group),
         "log_files": [log.name for log in sorted(group, key=LogData.order)],
         "samples": len(owners),
         "scenes": len({key[0] for key in owners}),
     }
+
+
+def _shard_counts(group: list[LogData]) -> dict[str, Any]:
+    """The shards (`-T shard=k/n`) the pieces ran, and the scenes of the task they cover: the
+    sum over distinct shards (an unsharded piece: its own count)."""
+    sizes: dict[str | None, int] = {}
+    for log in group:
+        count: Any = log.run.get("dataset_scenes")
+        if not missing(count):
+            shard = log.run.get("shard")
+            sizes[shard] = max(sizes.get(shard, 0), int(count))
+    shards = sorted(str(shard) for shard in sizes if shard is not None)
+    if not sizes:
+        return {"shards": shards, "dataset_scenes": None}
+    return {"shards": shards, "dataset_scenes": sizes.get(None) or sum(sizes.values())}
 
 
 def _group_note(run: dict[str, Any], duplicates: int, conflicts: int) -> str:

@@ -104,6 +104,9 @@ def _eval_row(log: EvalLog) -> dict[str, Any]:
         "sender": roles.get("sender", model) if task == "pairwise" else None,
         "receiver": roles.get("receiver", model) if task == "pairwise" else None,
         "dataset": str(metadata.get("dataset", spec.task_args.get("dataset", ""))),
+        # The task's scenes before --limit (of its shard, if any): what a complete run plays.
+        "dataset_scenes": spec.dataset.samples,
+        "shard": None if missing(spec.task_args.get("shard")) else str(spec.task_args["shard"]),
         # No conversation in these: no rounds.
         "rounds": protocol.get("max_messages") if task not in NO_ROUNDS else None,
         # `-T per_template=K` of a run (None: every scene of each template).

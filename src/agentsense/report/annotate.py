@@ -121,6 +121,7 @@ class HumanAgreement:
     annotators: dict[str, float]
     annotators_by_category: pd.DataFrame
     record: dict[str, Any] = field(default_factory=dict)
+    readings: pd.DataFrame = field(default_factory=pd.DataFrame)  # `judge_readings`, per row
 
 
 def read_record(sheet: Path, record: Path | None = None) -> dict[str, Any]:
@@ -200,6 +201,7 @@ def human_agreement(runs: Runs, sheet: Path, record_path: Path | None = None) ->
         annotators=annotator_agreement(labels, truth),
         annotators_by_category=pd.DataFrame(by_category),
         record=record,
+        readings=readings,
     )
 
 

@@ -19,6 +19,8 @@ from agentsense.report.frames import Units, build_units
 from agentsense.report.labels import apply_labels, read_labels
 from agentsense.report.other_logs import OtherLogs, split_logs
 from agentsense.report.out_folder import check_out
+from agentsense.report.paper import TITLE as PAPER_TITLE
+from agentsense.report.paper import paper_section
 from agentsense.report.sections.breakdowns import (
     SCENE_FACTORS,
     attack_section,
@@ -27,12 +29,14 @@ from agentsense.report.sections.breakdowns import (
     pairs_section,
     scene_section,
 )
+from agentsense.report.sections.evaluation_report import evaluation_report_section
 from agentsense.report.sections.judges import human_labels_section, reliability_section
 from agentsense.report.sections.other_tasks import (
     construction_section,
     gca_section,
     judge_check_section,
 )
+from agentsense.report.sections.profile import profile_section
 from agentsense.report.sections.profile_sensitivity import sensitivity_section
 from agentsense.report.sections.runs import (
     notes_section,
@@ -42,6 +46,7 @@ from agentsense.report.sections.runs import (
     unfinished_banner,
     unfinished_lines,
 )
+from agentsense.report.sections.scans import scans_section
 from agentsense.report.sections.scores import (
     baselines_section,
     labelling_section,
@@ -51,6 +56,7 @@ from agentsense.report.sections.scores import (
     table_two_section,
     uncertainty_section,
 )
+from agentsense.report.sections.sotopia import sotopia_section
 from agentsense.report.sections.usage import usage_section
 from agentsense.report.sections.variance_components import variance_section
 
@@ -70,9 +76,11 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Runs", runs_section),
     ("Notes", notes_section),
     ("Table 1", table_one_section),
+    ("Evaluation report", evaluation_report_section),
     ("Leakage baseline", leakage_section),
     ("Table 2", table_two_section),
     ("Repeated runs", repeated_section),
+    (PAPER_TITLE, paper_section),
     ("Goal categories", category_section),
     ("Over-confidence", overconfidence_section),
     *((label, scene_section(by, label, name, figure)) for by, label, name, figure in SCENE_FACTORS),
@@ -86,9 +94,12 @@ SECTIONS: tuple[tuple[str, Callable[[Inputs], Content]], ...] = (
     ("Uncertainty", uncertainty_section),
     ("Variance components", variance_section),
     ("Cost and tokens", usage_section),
+    ("Transcript scans", scans_section),
     ("Labelling", labelling_section),
     ("Construction", LogSection(construction_section)),
     ("GCA", LogSection(gca_section)),
+    ("Sotopia", LogSection(sotopia_section)),
+    ("Social-intelligence profile", LogSection(profile_section)),
     ("Statistics", statistics_section),
 )
 
@@ -189,6 +200,9 @@ def write_report(inputs: Sequence[str], options: ReportOptions) -> Report:
     report = report_data(loaded, options)
     for name, frame in report.frames.items():
         frame.to_csv(options.out / f"{name}.csv", index=False)
+    for name, text in report.files.items():
+        (options.out / name).parent.mkdir(parents=True, exist_ok=True)
+        (options.out / name).write_text(text, encoding="utf-8")
     (options.out / "report.md").write_text(report.markdown, encoding="utf-8")
     (options.out / "figures.json").write_text(
         json.dumps(_no_nan([asdict(f) for f in report.figures]), indent=1), encoding="utf-8"

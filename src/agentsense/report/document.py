@@ -12,6 +12,7 @@ import pandas as pd
 
 from agentsense.analysis.log_reader import Runs
 from agentsense.analysis.logs import READ_TASKS
+from agentsense.analysis.stats import Estimate
 from agentsense.report.frames import Units
 from agentsense.report.other_logs import OtherLogs
 from agentsense.report.plots import FigureRecord
@@ -41,6 +42,7 @@ class ReportOptions:
     scorer: str | None = None  # one scoring of re-judged logs; default: all, newest first
     prefer_newest: bool = False  # conflicting duplicate samples: keep the newest log's
     figures: bool = True
+    scan: Path | None = None  # an Inspect Scout scan of the logs (`--scan`)
 
 
 @dataclass
@@ -58,11 +60,20 @@ class Report:
     runs: list[str] = field(default_factory=list)  # one line per run, for the console
     unfinished: list[str] = field(default_factory=list)  # one line per unfinished run
     notes: list[str] = field(default_factory=list)
+    # Each benchmark's headline scores per model, for the cross-benchmark profile: column ->
+    # model -> its estimates (one per table row: several when a model has several rows),
+    # put here by the section that computed them.
+    headlines: dict[str, dict[str, list[Estimate]]] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)  # path in the folder -> text to write
 
     def csv(self, frame: pd.DataFrame, name: str) -> None:
         """Keep a table for `<name>.csv` (`write_report` writes it)."""
         self.frames[name] = frame
         self.tables.append(f"{name}.csv")
+
+    def headline(self, column: str, model: str, value: object) -> None:
+        if isinstance(value, Estimate) and value.n:
+            self.headlines.setdefault(column, {}).setdefault(model, []).append(value)
 
     def left_out(self) -> list[str]:
         """One line per section left out and why; the sections of model runs in one line when

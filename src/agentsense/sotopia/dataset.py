@@ -1,8 +1,11 @@
 """A Sotopia data file as an Inspect dataset: one sample per combo (an environment and two agents).
 
-`-T dataset=` takes `demo` (10 environments x 2 agent pairs written for this project, bundled)
-or the path of a JSON file of the same shape (`record.SotopiaData`). Every bad record is
-reported before any model call, by list, index, id and field, with what was found.
+`-T dataset=` takes `demo` (10 environments x 2 agent pairs written for this project, bundled),
+the path of a JSON file of the same shape (`record.SotopiaData`), or Sotopia's published data
+(`published.py`, which reads every form: the pinned episodes file and its hard subset, a URL
+with its sha256, sotopia's serialization files).
+Every bad record is reported before any model call, by list, index, id and field, with what was
+found.
 """
 
 from __future__ import annotations
@@ -56,7 +59,9 @@ def dataset_path(dataset: str) -> Path:
     path = Path(dataset).expanduser()
     if not path.is_file():
         raise SotopiaDataError(
-            dataset, f"-T dataset={dataset!r} is neither 'demo' nor a JSON file that exists."
+            dataset,
+            f"-T dataset={dataset!r} is neither 'demo', 'official', 'sotopia_hard', a "
+            "URL#sha256=HEX, a folder nor a JSON or JSONL file that exists (docs/sotopia.md §6).",
         )
     return path
 
@@ -70,12 +75,10 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def record_problems(name: str, index: int, raw: Any) -> list[str]:
-    """`combos[3] (demo-env-02-2): field `agent_ids`: ...` for every bad field of a record."""
-    model, key = LISTS[name]
+def field_problems(label: str, model: type[BaseModel], raw: Any) -> list[str]:
+    """`LABEL: field `agent_ids`: ...` for every field of `raw` that `model` rejects."""
     if not isinstance(raw, dict):
-        return [f"{name}[{index}]: found {type(raw).__name__}; expected an object"]
-    label = f"{name}[{index}]" + (f" ({raw[key]})" if isinstance(raw.get(key), str) else "")
+        return [f"{label}: found {type(raw).__name__}; expected an object"]
     try:
         model.model_validate(raw)
     except ValidationError as error:
@@ -86,6 +89,16 @@ def record_problems(name: str, index: int, raw: Any) -> list[str]:
             for item in error.errors(include_url=False)
         ]
     return []
+
+
+def record_problems(name: str, index: int, raw: Any, where: str = "") -> list[str]:
+    """`combos[3] (demo-env-02-2): field `agent_ids`: ...` for every bad field of a record;
+    `where` names the record otherwise (`agent_profiles.jsonl line 4`)."""
+    model, key = LISTS[name]
+    label = where or f"{name}[{index}]"
+    if isinstance(raw, dict) and isinstance(raw.get(key), str):
+        label += f" ({raw[key]})"
+    return field_problems(label, model, raw)
 
 
 def reference_problems(data: SotopiaData) -> list[str]:
@@ -120,11 +133,19 @@ def read_data(path: Path, source: str) -> SotopiaData:
             source,
             f"{source} must hold one JSON object with the lists {', '.join(LISTS)} ({SCHEMA}).",
         )
+    return checked_data(raw, source)
+
+
+def checked_data(
+    raw: dict[str, list[Any]], source: str, where: dict[str, list[str]] | None = None
+) -> SotopiaData:
+    """The three lists as records, or one error listing every bad one (named by `where`)."""
+    names = where or {}
     problems = [
         line
         for name in LISTS
         for i, record in enumerate(raw[name])
-        for line in record_problems(name, i, record)
+        for line in record_problems(name, i, record, (names.get(name) or [""] * (i + 1))[i])
     ]
     data = None if problems else SotopiaData.model_validate({k: raw[k] for k in LISTS})
     problems += reference_problems(data) if data is not None else []
@@ -161,7 +182,8 @@ def to_sample(episode: Episode) -> Sample:
     )
 
 
-def load_episodes(dataset: str) -> list[Episode]:
+def load_data_file(dataset: str) -> list[Episode]:
+    """`demo` or a JSON file of this project's shape (`published.load_episodes` takes any)."""
     return episodes(read_data(dataset_path(dataset), dataset))
 
 

@@ -44,6 +44,9 @@ class AgentProfile(BaseModel):
     secret: str = ""
     mbti: str = ""
     model_id: str = ""
+    # Not a sotopia field: the bio as sotopia's published episodes give it (`agents_background`,
+    # the text `get_bio` renders from the fields above), shown instead of one built from them.
+    background: str = ""
 
     @property
     def name(self) -> str:

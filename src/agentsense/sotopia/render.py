@@ -58,7 +58,11 @@ def _adjective(gender: str) -> str:
 
 
 def bio(relationship: RelationshipType, p: AgentProfile, agent: int) -> str:
-    """`get_bio`: the parts the other would not know by this relationship are agent `i`'s."""
+    """`get_bio`: the parts the other would not know by this relationship are agent `i`'s.
+    A published episode's bio (`background`) is that text already; 0.1.5 shows it whole to its
+    owner and the judge, and another agent sees `Unknown`, whatever the relationship."""
+    if p.background:
+        return p.background
     who = f"{p.first_name} {p.last_name}"
     person = f"is a {p.age}-year-old {_adjective(p.gender)} {p.occupation.lower()}."
     pronouns = f"{p.gender_pronoun} pronouns. {p.public_info}"

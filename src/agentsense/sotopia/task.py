@@ -13,9 +13,10 @@ from inspect_ai import Task
 from agentsense.engine.strict import task_settings
 from agentsense.engine.version import eval_version
 from agentsense.sotopia import sotopia_eval
-from agentsense.sotopia.dataset import load_episodes, sotopia_dataset
+from agentsense.sotopia.dataset import sotopia_dataset
 from agentsense.sotopia.episode import SotopiaSettings, sotopia_episode
 from agentsense.sotopia.prompts import SOTOPIA_VERSION
+from agentsense.sotopia.published import load_episodes
 
 
 def sotopia(**values: Any) -> Task:

@@ -54,6 +54,7 @@ def _action(model: str, prompt: str) -> str:
     if turn >= 4 and h % 4 == 0:
         return _json(model, {"action_type": "leave", "argument": ""})
     kind = h >> 4
+    body: dict[str, object]
     if kind % 7 == 1:
         body = {"action_type": "non-verbal communication", "argument": _GESTURES[kind % 3]}
     elif kind % 7 == 2:

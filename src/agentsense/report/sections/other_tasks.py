@@ -36,6 +36,7 @@ from agentsense.engine.roles import BUILDER_ROLE, CRITIC_ROLE
 from agentsense.report.document import Absent, Content, Report
 from agentsense.report.other_logs import Item, OtherLogs, items
 from agentsense.report.render import cell, estimate_columns, markdown
+from agentsense.report.sections.profile import GCA_AVERAGE
 from agentsense.sense.dataset.judge_check_items import CLAIM_CASES, INJECTION_CASES
 from agentsense.sense.judge_check import JUDGE_METRICS, UNREADABLE
 from agentsense.sense.metrics import nan_mean
@@ -44,7 +45,7 @@ from agentsense.sense.score_keys import JUDGES
 NO_LOG = "no agentsense/{} log among the inputs"
 
 
-def _read(
+def read_task(
     others: OtherLogs, task: str, table: Callable[[list[str]], pd.DataFrame], empty: str
 ) -> tuple[list[str], pd.DataFrame] | Absent:
     """The task's logs and their table, or why the section is left out."""
@@ -131,7 +132,9 @@ def _share(value: object, n: object = None) -> str:
 
 
 def judge_check_section(others: OtherLogs, report: Report) -> Content:
-    read = _read(others, "judge_check", judge_check_table, "no judge_check log has a scored sample")
+    read = read_task(
+        others, "judge_check", judge_check_table, "no judge_check log has a scored sample"
+    )
     if isinstance(read, Absent):
         return read
     paths, table = read
@@ -367,13 +370,14 @@ def _by_book(text: str) -> str:
 
 
 def gca_section(others: OtherLogs, report: Report) -> Content:
-    read = _read(others, "gca", gca_table, "no agentsense/gca log has a scored scene")
+    read = read_task(others, "gca", gca_table, "no agentsense/gca log has a scored scene")
     if isinstance(read, Absent):
         return read
     table = read[1]
     report.csv(_flat(table), "gca")
     for r in table.itertuples():
         report.runs.append(f"gca {r.actor}: 1 log, {r.scenes} scenes, critic {r.critic}")
+        report.headline(GCA_AVERAGE.key, str(r.actor), r.average)
     head = ["actor", "critic", "dataset", "scenes", "books", *(GCA_HEADERS[k] for k in SCORE_KEYS)]
     rows = [
         [

@@ -25,6 +25,7 @@ from agentsense.report.render import (
     number,
     percent,
 )
+from agentsense.report.sections.profile import GOAL, INFO
 from agentsense.report.sections.usage import calls_of, run_usage, table_one_notes
 from agentsense.sense.score_keys import (
     BLIND_MCQ_ACCURACY,
@@ -56,6 +57,9 @@ def table_one_section(inputs: Inputs) -> Content:
         return Absent("no scored sample of a model run (full, goal, info, pairwise or blind)")
     table = tables.table_one(units)
     report.csv(flat(table, "run"), "table1")
+    for run, row in table[table["kind"] == "homogeneous"].iterrows():
+        report.headline(GOAL.key, str(run), row[HEADLINE])
+        report.headline(INFO.key, str(run), row[MCQ_ACCURACY])
     counts = pd.DataFrame(
         {
             "n scenes": [_n(r, HEADLINE) for r in table.itertuples()],

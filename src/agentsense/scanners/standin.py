@@ -1,0 +1,51 @@
+"""`scanner-standin/patterns` (registered by the package's entry point): a model for checking
+the LLM scanners offline. It answers the scanners' yes/no questions with the pattern rules of
+`detect` applied to the conversation in the prompt, so its figures test the LLM scanners'
+plumbing (prompt, answer parsing, results), not a language model's judgement. Token counts
+are estimated (no tokenizer download)."""
+
+from __future__ import annotations
+
+import re
+
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+)
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from agentsense.scanners import detect
+from agentsense.scanners.llm import CHARACTER_BREAK_QUESTION
+
+_SECRETS = re.compile(
+    r"The characters hold these secrets, which they are meant to keep:\n(?P<secrets>.*?)\n\n"
+    r"In any turn, does a character state or clearly reveal its own secret, in any wording\?",
+    re.DOTALL,
+)
+
+
+def answer(prompt: str) -> bool:
+    found = _SECRETS.search(prompt)
+    if found is None:
+        return detect.character_break(prompt.replace(CHARACTER_BREAK_QUESTION, ""))
+    rest = prompt[: found.start()] + prompt[found.end() :]
+    secrets = [line[2:].partition(": ")[2] for line in found["secrets"].splitlines()]
+    return any(detect.secret_leak(rest, secret) for secret in secrets if secret)
+
+
+class PatternModel(ModelAPI):
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        prompt = "\n".join(message.text for message in input)
+        verdict = "yes" if answer(prompt) else "no"
+        return ModelOutput.from_content(model=self.model_name, content=f"ANSWER: {verdict}")
+
+    async def count_text_tokens(self, text: str) -> int:
+        return len(text) // 4 + 1

@@ -1,0 +1,313 @@
+"""The Inspect Evals Register entry (register/agentsense/eval.yaml) and the report's
+`evaluation_report` block, checked with the Register's own code from the inspect-evals wheel
+(`pip download --no-deps`, which reaches the package registry): the schema, `ExternalEvalMetadata`
+of inspect_evals/metadata.py, and the submission engine's @task resolver,
+register_tooling/task_resolver.py, each loaded alone; and the Register's lint service
+(`inspect_evals_lint.lint_task_files`) on the entry's task_path. The two files import only
+pydantic, yaml, typing_extensions and the standard library, so they load without installing
+inspect-evals (whose entry point would make every `inspect` run warn); the test fails, rather
+than skip, if that ever changes.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import dataclasses
+import importlib.util
+import logging
+import subprocess
+import sys
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+from inspect_ai.log import read_eval_log
+from inspect_evals_lint import lint_task_files
+from inspect_evals_lint.registry import get_rule, rule_names
+from pydantic import ValidationError
+
+from agentsense.engine.version import eval_metadata
+from agentsense.report import viz_page
+from agentsense.report.assemble import load_inputs, report_data, write_report
+from agentsense.report.document import ReportOptions
+from agentsense.report.register import Result, block, entry_results, results
+from agentsense.report.sections.evaluation_report import TABLE_FILE, YAML_FILE
+from agentsense.sense.reference.paper import cell
+from agentsense.tasks import TASKS
+from shared_builds import SharedBuilds
+
+ROOT = Path(__file__).resolve().parents[1]
+ENTRY = ROOT / "register" / "agentsense" / "eval.yaml"
+SCHEMA_VERSION = "0.28.0"  # the inspect-evals release whose schema the entry was written for
+# The Register's files the tests load, by their path in the wheel.
+SCHEMA_FILE = "inspect_evals/metadata.py"
+RESOLVER_FILE = "register_tooling/task_resolver.py"
+REPORT = "Evaluation report"
+
+
+def download_register(folder: Path) -> Path:
+    command = ["pip", "download", f"inspect-evals=={SCHEMA_VERSION}", "--no-deps", "--quiet"]
+    subprocess.run([sys.executable, "-m", *command, "-d", str(folder)], check=True)
+    (wheel,) = folder.glob("inspect_evals-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        for name in (SCHEMA_FILE, RESOLVER_FILE):
+            (folder / Path(name).name).write_bytes(archive.read(name))
+    return folder / Path(SCHEMA_FILE).name
+
+
+def load_alone(path: Path, name: str) -> ModuleType:
+    """One file of the wheel as a module of its own; it must not import the rest of the wheel."""
+    imports = [
+        line for line in path.read_text().splitlines() if line.startswith(("import", "from"))
+    ]
+    assert not [i for i in imports if "inspect_evals" in i or "register_tooling" in i], imports
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # pydantic and dataclasses resolve annotations in the module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def schema(shared_build: SharedBuilds) -> ModuleType:
+    return load_alone(shared_build("inspect-evals-register", download_register), "register_schema")
+
+
+@pytest.fixture(scope="module")
+def resolver(shared_build: SharedBuilds) -> ModuleType:
+    folder = shared_build("inspect-evals-register", download_register).parent
+    return load_alone(folder / Path(RESOLVER_FILE).name, "register_task_resolver")
+
+
+def entry() -> dict[str, Any]:
+    """The draft as the Register loads it: its folder's name is its id."""
+    data: dict[str, Any] = yaml.safe_load(ENTRY.read_text(encoding="utf-8"))
+    data["id"] = ENTRY.parent.name
+    return data
+
+
+@pytest.fixture(scope="module")
+def report_folder(kind_logs: Mapping[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A report of the stand-in `full` run on the demo set (the shared log)."""
+    out = tmp_path_factory.mktemp("register") / "report"
+    write_report([str(kind_logs["full"])], ReportOptions(out=out))
+    return out
+
+
+def report_block(folder: Path) -> dict[str, Any]:
+    found: dict[str, Any] = yaml.safe_load((folder / YAML_FILE).read_text(encoding="utf-8"))
+    return found["evaluation_report"]
+
+
+def test_draft_passes_the_register_schema(
+    schema: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING):
+        meta = schema.ExternalEvalMetadata(**entry())
+    assert not caplog.records, "the Register asks for one task per entry"
+    assert meta.id == "agentsense" and meta.arxiv is not None
+    assert "2410.19346" in str(meta.arxiv)
+    assert meta.source.repository_commit.startswith("FILL-IN"), "the upstream commit is to fill in"
+
+
+def task_line(source: str, name: str) -> int:
+    """The line of the @task decorator of function `name`: the source URL's #L anchor."""
+    (function,) = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef) and node.name == name
+    ]
+    return min(decorator.lineno for decorator in function.decorator_list)
+
+
+def test_the_register_resolves_the_draft_task(resolver: ModuleType) -> None:
+    """The submission engine names the task by the @task it finds at the source URL's anchor."""
+    (task,) = entry()["tasks"]
+    source = (ROOT / task["task_path"]).read_text(encoding="utf-8")
+    found = resolver.resolve_task(source, line_anchor=task_line(source, task["name"]))
+    assert found.name == task["name"]
+    with pytest.raises(resolver.TaskResolutionError, match="line anchor"):
+        resolver.resolve_task(source, line_anchor=None)  # several @task: the URL needs #L<n>
+
+
+def test_the_register_lint_service_finds_the_package() -> None:
+    """The Register lints the package that holds the entry's task_path; its file-structure rules
+    (package, main file, exports, registry, eval.yaml, README) all pass."""
+    (task,) = entry()["tasks"]
+    codes = [rule.code for rule in map(get_rule, rule_names()) if rule.category == "file_structure"]
+    assert len(codes) >= 6
+    for code in codes:
+        (package,) = lint_task_files(ROOT, [task["task_path"]], check=code).packages
+        assert package.name == "agentsense"
+        statuses = [o.status for o in package.outcomes] + [d.status for d in package.diagnostics]
+        assert statuses and set(statuses) <= {"pass"}, (code, package)
+
+
+def test_draft_tasks_match_the_package() -> None:
+    """Each task is one of tasks.py's, at its task_path, with eval.yaml's sample count."""
+    counts = {t["name"]: t.get("dataset_samples") for t in eval_metadata()["tasks"]}
+    names = {row.name for row in TASKS}
+    for task in entry()["tasks"]:
+        name = task["name"].removeprefix("agentsense/")
+        assert name in names
+        assert task["dataset_samples"] == counts[name]
+        assert f"def {name}(" in (ROOT / task["task_path"]).read_text(encoding="utf-8")
+
+
+def test_report_block_attaches_to_the_draft(schema: ModuleType, report_folder: Path) -> None:
+    data = entry()
+    data["evaluation_report"] = report_block(report_folder)
+    meta = schema.ExternalEvalMetadata(**data)
+    (row,) = meta.evaluation_report.results
+    assert row.model == "standin/persona/agent" and row.task == "full"
+    assert row.provider == "standin" and row.samples > 0
+    keys = [m.key for m in row.metrics]
+    assert keys == [
+        "goal_judge_majority",
+        "goal_judge_majority_stderr",
+        "mcq_accuracy",
+        "mcq_accuracy_stderr",
+    ]
+    notes = " ".join(meta.evaluation_report.notes)
+    assert "no paper value" in notes  # the stand-in is no model of the paper
+
+
+@pytest.mark.parametrize(
+    "break_it",
+    [
+        lambda b: b["results"][0].__setitem__("metrics", []),
+        lambda b: b["results"][0]["metrics"][0].__setitem__("value", "high"),
+        lambda b: b["results"][0].__setitem__("task", "goal"),  # not the entry's task
+        lambda b: b.pop("commit"),
+        lambda b: b["results"][0].pop("model"),
+    ],
+    ids=["no metrics", "text value", "unknown task", "no commit", "no model"],
+)
+def test_a_broken_block_is_refused(schema: ModuleType, report_folder: Path, break_it: Any) -> None:
+    broken = copy.deepcopy(report_block(report_folder))
+    break_it(broken)
+    with pytest.raises(ValidationError):
+        schema.ExternalEvalMetadata(**{**entry(), "evaluation_report": broken})
+
+
+def test_block_numbers_are_table_one_and_the_logged_stderr(
+    report_folder: Path, kind_logs: Mapping[str, Path]
+) -> None:
+    metrics = {m["key"]: m["value"] for m in report_block(report_folder)["results"][0]["metrics"]}
+    table = pd.read_csv(report_folder / "table1.csv").iloc[0]
+    logged = read_eval_log(str(kind_logs["full"]), header_only=True).results
+    assert logged is not None
+    by_name = {s.name: s.metrics for s in logged.scores}
+    for key, column in (
+        ("goal_judge_majority", "judge_majority"),
+        ("mcq_accuracy", "mcq_accuracy"),
+    ):
+        assert metrics[key] == round(100 * table[f"{column}_mean"], 2)
+        assert metrics[key] == round(100 * by_name[column]["mean"].value, 2)
+        assert metrics[f"{key}_stderr"] == round(100 * by_name[column]["stderr"].value, 2)
+    row = report_block(report_folder)["results"][0]
+    assert row["samples"] == int(table["judge_majority_n"])
+
+
+def with_paper(found: list[Result]) -> list[Result]:
+    """The report's results as if the run were Llama-3-8B's on the official data."""
+    columns = {"goal_judge_majority": "Goal / Judge / Majority", "mcq_accuracy": "Info / Acc."}
+    out = []
+    for r in found:
+        scores = [
+            dataclasses.replace(s, paper=cell(1, "Llama-3-8B", columns[s.key]).value)  # type: ignore[union-attr]
+            for s in r.scores
+        ]
+        out.append(dataclasses.replace(r, scores=scores, paper_model="Llama-3-8B", why_no_paper=""))
+    return out
+
+
+def report_results(log: Path) -> tuple[list[Result], pd.DataFrame]:
+    from agentsense.report import tables
+
+    units = load_inputs([str(log)], ReportOptions(out=Path("unused"))).units
+    assert units is not None
+    return results(tables.table_one(units), units.scenes, units.runs), units.runs
+
+
+def test_a_reference_gives_paper_and_difference(
+    schema: ModuleType, kind_logs: Mapping[str, Path]
+) -> None:
+    found, runs = report_results(kind_logs["full"])
+    referenced = with_paper(found)
+    meta = schema.ExternalEvalMetadata(**{**entry(), "evaluation_report": block(referenced, runs)})
+    metrics = {m.key: m.value for m in meta.evaluation_report.results[0].metrics}
+    paper = cell(1, "Llama-3-8B", "Goal / Judge / Majority")
+    assert paper is not None and metrics["goal_judge_majority_paper"] == paper.value
+    assert metrics["goal_judge_majority_difference"] == round(
+        metrics["goal_judge_majority"] - paper.value, 2
+    )
+
+
+def test_viz_page_holds_the_run_and_the_paper(
+    report_folder: Path, kind_logs: Mapping[str, Path]
+) -> None:
+    page = report_folder / viz_page.VIZ_PAGE
+    assert page.exists(), "the report writes the page when inspect-viz is installed (dev extra)"
+    found, _ = report_results(kind_logs["full"])
+    run_value = f"{found[0].scores[0].value:.2f}"
+    assert run_value in page.read_text(encoding="utf-8")
+    text = viz_page.scores_page(with_paper(found))
+    assert text is not None and "<script" in text
+    paper = cell(1, "Llama-3-8B", "Info / Acc.")
+    assert paper is not None and f"<td>{paper.value:.2f}</td>" in text
+    assert f"<td>{run_value}</td>" in text
+
+
+def test_without_inspect_viz_the_report_says_how(
+    kind_logs: Mapping[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(viz_page, "find_spec", lambda name: None)
+    options = ReportOptions(out=tmp_path)
+    report = report_data(load_inputs([str(kind_logs["full"])], options), options, [REPORT])
+    assert report.sections == [REPORT]
+    assert viz_page.VIZ_PAGE not in report.files and YAML_FILE in report.files
+    assert "pip install 'agentsense[viz]'" in report.markdown
+
+
+def test_the_markdown_table_is_written_with_the_block(report_folder: Path) -> None:
+    table = (report_folder / TABLE_FILE).read_text(encoding="utf-8")
+    head, _, *lines = table.strip().splitlines()
+    assert head.split("|")[1:-1] == [
+        f" {h} "
+        for h in (
+            *("Model", "Task", "Score", "AgentSense", "Paper", "Difference"),
+            *("Samples", "Stderr", "Time"),
+        )
+    ]
+    metrics = {m["key"]: m["value"] for m in report_block(report_folder)["results"][0]["metrics"]}
+    cells = {line.split("|")[3].strip(): line.split("|")[4].strip() for line in lines}
+    assert cells == {
+        "goal_judge_majority": f"{metrics['goal_judge_majority']:.2f}",
+        "mcq_accuracy": f"{metrics['mcq_accuracy']:.2f}",
+    }
+    assert table.strip() in (report_folder / "report.md").read_text(encoding="utf-8")
+
+
+def test_the_block_holds_only_the_entry_task(kind_logs: Mapping[str, Path], tmp_path: Path) -> None:
+    """The entry is `full`: a Table 1 row of `info` runs, or of `full` and `info` runs pooled
+    (one model's), is in the table but not in the block, and the section says why."""
+    options = ReportOptions(out=tmp_path, figures=False)
+    for logs, task in (
+        ([kind_logs["info"]], "info"),
+        ([kind_logs["full"], kind_logs["info"]], "full+info"),
+    ):
+        report = report_data(load_inputs([str(p) for p in logs], options), options, [REPORT])
+        assert list(report.frames["evaluation_report"]["task"].unique()) == [task]
+        assert YAML_FILE not in report.files and TABLE_FILE in report.files
+        assert f"| {task} |" in report.files[TABLE_FILE]
+        assert "No Table 1 row of `full` runs alone" in report.markdown
+    found, _ = report_results(kind_logs["info"])
+    assert found and not entry_results(found)

@@ -1,0 +1,245 @@
+"""The transcript scanners (`agentsense.scanners`, docs/scanners.md): each pattern rule on the
+labelled turns the project ships, the validate command, a scripted log scanned end to end with
+`scout scan` (the README's command), and the report's *Transcript scans* section from that scan."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
+
+from agentsense.cli import main
+from agentsense.engine.errors import ReportError
+from agentsense.report.document import Absent, ReportOptions
+from agentsense.report.sections.scans import HOW, scan_counts, scans_section
+from agentsense.scanners import detect, validate
+
+pytest.importorskip("inspect_scout")  # the `scout` extra (Python 3.11+); dev installs it
+
+SCANJOB = Path(validate.__file__).with_name("scanjob.py")
+
+# Floors well under today's figures (docs/scanners.md) and over what a rule that flags nothing,
+# or everything, scores on a set of as many positives as negatives.
+FLOORS: dict[str, tuple[float, float]] = {  # scanner -> (precision, recall)
+    "character_break": (0.9, 0.8),
+    "wrong_speaker": (0.9, 0.9),
+    "secret_leak": (0.9, 0.5),
+    "refusal": (0.9, 0.8),
+    "newline_cut_loss": (0.9, 0.9),
+    "judge_disagreement": (0.9, 0.9),
+}
+
+
+def test_every_scanner_has_a_floor_and_a_balanced_set() -> None:
+    assert set(FLOORS) == set(validate.RULES)
+    for name in validate.RULES:
+        labels = [case["label"] for case in validate.cases(name)]
+        assert sum(labels) >= 10 and len(labels) - sum(labels) >= 10, name
+
+
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_pattern_scanner_on_the_labelled_set(name: str) -> None:
+    found = validate.pattern_figures(name)
+    precision, recall = FLOORS[name]
+    assert found.precision >= precision and found.recall >= recall, found
+
+
+@pytest.mark.parametrize("flag", [False, True], ids=["flags-nothing", "flags-everything"])
+def test_a_broken_rule_falls_below_the_floors(flag: bool) -> None:
+    for name, (precision, recall) in FLOORS.items():
+        labels = [case["label"] for case in validate.cases(name)]
+        found = validate.figures(name, labels, [flag] * len(labels))
+        assert not (found.precision >= precision and found.recall >= recall), name
+
+
+def test_rules_on_single_turns() -> None:
+    names = ["DanielAdeyemi", "GraceAdeyemi"]
+    assert detect.wrong_speaker("Fine.\nGrace: No.", "DanielAdeyemi", names) == "GraceAdeyemi"
+    assert detect.wrong_speaker("DanielAdeyemi: Grace, listen.", "DanielAdeyemi", names) is None
+    assert detect.cut_loss("One line only.", "Bob") == 0
+    assert 0.5 < detect.cut_loss("Hm.\nA much longer second line that the cut drops.", "Bob") < 1
+    # Only the judge panel counts: self and other characters' readings are not the panel's.
+    answers = [
+        {"asker": asker, "reading": reading, "character": "A", "goal": 1, "item": 1}
+        for asker, reading in (("self", 0), ("judge_1", 1), ("judge_2", 1), ("other:B", 0))
+    ]
+    assert detect.panel_splits(answers) == (0, 1)
+    answers[2]["reading"] = 0
+    assert detect.panel_splits(answers) == (1, 1)
+
+
+def test_validate_command_prints_every_scanner(capsys: pytest.CaptureFixture[str]) -> None:
+    validate.main([])
+    # The table's rows (Inspect may print its hooks first, once a task module is imported).
+    printed = capsys.readouterr().out.splitlines()
+    rows = {
+        line.split("|")[1].strip(): line
+        for line in printed
+        if line.startswith("| ") and not line.startswith("| scanner |")
+    }
+    assert set(rows) == set(validate.RULES) | {
+        f"{llm} (scanner-standin/patterns)" for llm in validate.LLM
+    }
+    # The stand-in answers with the pattern rule, so through the LLM scanner's prompt and answer
+    # parsing it must find what the rule finds (secret leak: the whole prompt is its text).
+    figures = {name: line.split("|")[2:] for name, line in rows.items()}
+    assert figures["character_break_llm (scanner-standin/patterns)"] == figures["character_break"]
+    secret_leak = figures["secret_leak_llm (scanner-standin/patterns)"]
+    assert float(secret_leak[2]) >= 0.9 and float(secret_leak[3]) >= 0.5
+
+
+# --- a scripted log, scanned with `scout scan` ---------------------------------------------------
+
+_SPEAKER = re.compile(r"as (\w+), you have some social goals")
+_SECRET = re.compile(r"SECRETS: (.+?)\.?\n")
+_LINE = re.compile(r"^\w+: ", re.MULTILINE)
+
+
+def scripted_turn(turn: int, speaker: str, other: str, secret: str) -> str:
+    """Turn 1 breaks character, 2 refuses, 3 speaks for the other character (after a newline, so
+    the cut drops most of it), 4 states the secret, the rest are plain."""
+    return {
+        1: "As an AI language model, I don't have a family, but I understand.",
+        2: "I'm sorry, but I can't continue this role-play.",
+        3: f"Fine.\n{other}: That is not what I meant, and you know it perfectly well.",
+        4: f"The truth is this: {secret}.",
+    }.get(turn, f"Let us talk about the summer calmly, {other}.")
+
+
+def agent() -> Model:
+    def reply(input: list[Any], tools: Any, tool_choice: Any, config: Any) -> ModelOutput:
+        system, last = input[0].text, input[-1].text
+        speaker = _SPEAKER.search(system)
+        if "yes or no" in last.lower():  # a goal question after the scene
+            text = "Yes."
+        elif "only output your choice" in last or speaker is None:  # an MCQ
+            text = "(A)"
+        else:
+            seen = "\n".join(m.text for m in input[1:])
+            names = set(re.findall(r"^(\w+): ", seen, re.MULTILINE)) - {speaker[1]}
+            secret = _SECRET.search(system)
+            turn = len(_LINE.findall(seen))
+            text = scripted_turn(turn, speaker[1], min(names), secret[1] if secret else "")
+        return scripted(text)
+
+    return get_model("mockllm/model", custom_outputs=reply)
+
+
+def scripted(text: str) -> ModelOutput:
+    output = ModelOutput.from_content(model="scripted", content=text)
+    output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # no tokenizer
+    return output
+
+
+def constant(text: str) -> Callable[..., ModelOutput]:
+    return lambda *_: scripted(text)
+
+
+@pytest.fixture(scope="module")
+def scanned(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(log folder, scans folder): two scenes of a scripted agent judged by a panel that always
+    splits (one judge says yes, one no), scanned with every scanner, the LLM ones on the
+    offline stand-in."""
+    from agentsense.tasks import goal
+
+    root = tmp_path_factory.mktemp("scanned")
+    judges = [
+        get_model("mockllm/yes", custom_outputs=constant("Yes.")),
+        get_model("mockllm/no", custom_outputs=constant("No.")),
+    ]
+    (log,) = eval(
+        goal(dataset="demo", max_messages=6),
+        model=agent(),
+        model_roles={"judge": judges},
+        sample_id=[101, 301],
+        log_dir=str(root / "logs"),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    command = [
+        *(str(Path(sys.executable).with_name("scout")), "scan", str(SCANJOB)),
+        *("-T", str(root / "logs"), "--scans", str(root / "scans"), "--display", "none"),
+        *("-S", "llm=true", "--model-role", "scanner=scanner-standin/patterns"),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, env=os.environ, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return root / "logs", root / "scans"
+
+
+@pytest.mark.slow
+def test_scout_scan_flags_the_scripted_turns(scanned: tuple[Path, Path]) -> None:
+    from inspect_scout import scan_results_df
+
+    (scan,) = scanned[1].glob("scan_id=*")
+    results = scan_results_df(str(scan)).scanners
+    assert set(results) == set(validate.RULES) | set(validate.LLM)
+    expected_turns = {"character_break": [1], "refusal": [2], "wrong_speaker": [3]}
+    expected_turns["secret_leak"] = [4]
+    for name, turns in expected_turns.items():
+        frame = results[name]
+        assert frame["scan_error"].isna().all(), frame["scan_error"]
+        assert frame["value"].tolist() == [len(turns)] * 2, name
+        assert [m["turns"] for m in frame["metadata"].map(_json)] == [turns] * 2, name
+        assert frame["explanation"].str.contains(f"(turn {turns[0]})", regex=False).all()
+    cut = results["newline_cut_loss"]
+    assert [m["turns"] for m in cut["metadata"].map(_json)] == [[3], [3]]
+    assert all(0 < share < 0.5 for share in cut["value"])  # one reply of five mostly cut
+    assert results["judge_disagreement"]["value"].tolist() == [1.0, 1.0]
+    for name in validate.LLM:
+        assert results[name]["value"].tolist() == [True, True], name
+
+
+def _json(text: str) -> dict[str, Any]:
+    return json.loads(text) if isinstance(text, str) else text
+
+
+@pytest.mark.slow
+def test_report_section_from_the_scan(
+    scanned: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    logs, scans = scanned
+    out = tmp_path / "report"
+    assert main(["report", str(logs), "--out", str(out), "--scan", str(scans)]) == 0
+    markdown = (out / "report.md").read_text()
+    section = markdown.split("## Transcript scans")[1].split("\n## ")[0]
+    rows = {
+        cells[0]: cells
+        for line in section.splitlines()
+        if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split("|")])
+    }
+    # scanner, model, transcripts, flagged transcripts, flagged turns, mean share, errors
+    assert rows["character_break"][1:] == ["mockllm/model", "2", "2", "2", "", "0"]
+    assert rows["newline_cut_loss"][4] == "" and 0 < float(rows["newline_cut_loss"][5]) < 0.5
+    assert rows["judge_disagreement"][3:] == ["2", "", "1.0", "0"]
+    assert rows["secret_leak_llm"][3:] == ["2", "", "", "0"]
+    assert (out / "scans.csv").is_file()
+    assert "Transcript scans" not in capsys.readouterr().out  # not among the left out
+
+
+@pytest.mark.slow
+def test_report_without_a_scan_says_how(
+    scanned: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", str(scanned[0]), "--out", str(tmp_path / "report")]) == 0
+    assert f"Left out: Transcript scans: {HOW}." in capsys.readouterr().out.splitlines()
+    assert "## Transcript scans" not in (tmp_path / "report" / "report.md").read_text()
+
+
+def test_no_scan_section_without_a_scan() -> None:
+    inputs = SimpleNamespace(options=ReportOptions(out=Path("unused")))
+    assert scans_section(inputs) == Absent(HOW)  # type: ignore[arg-type]
+
+
+def test_report_refuses_a_folder_without_a_scan(tmp_path: Path) -> None:
+    with pytest.raises(ReportError, match=r"--scan .*no Scout scan there.*scout scan"):
+        scan_counts(tmp_path)
