@@ -18,7 +18,7 @@ MEASURES.
 - wall: the eval process's start to its exit (start-up and log finalisation included).
 - peak RSS: ru_maxrss of the eval process (os.wait4); `rss at 25/50/75%` are psutil readings of
   its resident set taken every 2 s, at the first reading past that share of the run's wall, to
-  show whether it grows with the scenes done.
+  show whether it grows with the scenes done (the whole trace: `rss-N.csv` in the work folder).
 - log: the `.eval` file's size, in MB and in KB per scene.
 - report: wall and ru_maxrss of `agentsense report` on that log.
 
