@@ -1,7 +1,7 @@
 """The one way the package opens an Inspect log, and what every reader takes from one.
 
-`header` (cached while the file is unchanged), `samples` (every whole sample), `summaries`
-(the samples' small summaries) and `sample` (one whole sample) are the only calls
+`header` (cached while the file is unchanged), `samples` (every whole sample, one at a time),
+`summaries` (the samples' small summaries) and `sample` (one whole sample) are the only calls
 into Inspect's log files; an unreadable file is a `ReportError` naming it. A log's task kind,
 the models bound to its roles and a sample's scorings are read here too, so each has one rule.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from inspect_ai.log import (
     read_eval_log,
     read_eval_log_sample,
     read_eval_log_sample_summaries,
+    read_eval_log_samples_by_id,
 )
 from inspect_ai.scorer import Score
 
@@ -76,6 +77,10 @@ def stamp(path: str) -> tuple[int, int]:
 
 # --- reading -----------------------------------------------------------------------------------
 
+# Samples read at once by `samples`: few enough that memory stays flat (a sample is ~30 KB on
+# disk, a few hundred in memory), enough that the log's directory is parsed rarely.
+SAMPLE_BATCH = 32
+
 
 def _unreadable(path: str, error: Exception) -> ReportError:
     return ReportError(f"{path}: could not read it as an Inspect log ({error}).")
@@ -94,13 +99,41 @@ def header(path: str) -> EvalLog:
     return _header(path, stamp(path))
 
 
-def samples(path: str) -> list[EvalSample]:
-    """Every sample of the log, in Inspect's order (by epoch, then id), read at once as Inspect's
-    own frames read them (a log streamed sample by sample yields only its planned samples)."""
+def samples(path: str) -> Iterator[EvalSample]:
+    """Every sample the log holds, in Inspect's order (by epoch, then id), SAMPLE_BATCH at a
+    time: the report held a log of the benchmark's size (1,225 scenes) whole in 1.9 GB, so a
+    caller keeps what it needs of each sample and lets it go. A batch is one Inspect read (the
+    zip's directory parsed once per batch; read one by one, once per sample, which grows as
+    scenes squared). The samples are those the file holds, as `read_eval_log` gives them (its
+    summaries list them; Inspect's `read_eval_log_samples` yields only the planned ones). A
+    JSON log is parsed whole to read any one sample, so it is read once, as before."""
+    if Path(path).suffix == ".json":
+        yield from _whole(path)
+        return
+    keys = [(item.id, item.epoch) for item in sorted(_unique(summaries(path)), key=_inspect_order)]
+    for start in range(0, len(keys), SAMPLE_BATCH):
+        try:
+            batch = read_eval_log_samples_by_id(path, keys[start : start + SAMPLE_BATCH])
+        except Exception as error:  # Inspect raises many types for unreadable files
+            raise _unreadable(path, error) from None
+        yield from batch
+
+
+def _whole(path: str) -> list[EvalSample]:
     try:
         return read_eval_log(path).samples or []
     except Exception as error:  # Inspect raises many types for unreadable files
         raise _unreadable(path, error) from None
+
+
+def _unique(items: list[EvalSampleSummary]) -> list[EvalSampleSummary]:
+    """One summary per (id, epoch): a re-logged sample is read once, as `read_eval_log` does."""
+    return list({(str(item.id), item.epoch): item for item in items}.values())
+
+
+def _inspect_order(item: EvalSampleSummary) -> tuple[int, str]:
+    """Inspect's sample order (`sort_samples`): epoch, then id (numbers zero-filled)."""
+    return item.epoch, item.id if isinstance(item.id, str) else str(item.id).zfill(20)
 
 
 def summaries(path: str) -> list[EvalSampleSummary]:

@@ -24,7 +24,7 @@ from agentsense.analysis.stats import (
     template_bootstrap_ci,
 )
 from agentsense.report.frames import CONVERSATIONS, Units
-from agentsense.sense.metrics import profile_sensitivity, template_stds
+from agentsense.sense.metrics import mean_or_nan, template_stds
 from agentsense.sense.score_keys import (
     BLIND_MCQ_ACCURACY,
     GOAL_KEYS,
@@ -79,7 +79,13 @@ def psi_estimate(scenes: pd.DataFrame, metric: str) -> Estimate:
     groups = template_groups(scenes, metric)
     if not groups:
         return mean_ci([])
-    return template_bootstrap_ci(groups, lambda g: profile_sensitivity(g, "skip"))
+    # PSI is the mean of the templates' stds: each std is taken once and a draw averages the
+    # drawn ones (the same numbers as `profile_sensitivity` of the drawn groups), so the
+    # bootstrap costs draws x templates, not draws x scenes (1.9 s an estimate at 1,225 scenes).
+    stds = {name: template_stds({name: values}, "skip") for name, values in groups.items()}
+    return template_bootstrap_ci(
+        stds, lambda drawn: mean_or_nan([std for one in drawn.values() for std in one])
+    )
 
 
 # --- Table 1 -----------------------------------------------------------------------------------
