@@ -277,13 +277,13 @@ def test_the_registry_loads_at_most_15_modules() -> None:
 
 def test_a_full_run_loads_no_other_benchmark_or_provider_code() -> None:
     """A `full` run on a served model: the registry, the task, its dataset, solver and scorer.
-    The CoSER and construction packages are loaded for their registrations alone (their
+    The CoSER, construction and Sotopia packages are loaded for their registrations alone (their
     `__init__`, which names their scorers and metrics for `inspect score`)."""
     names = loaded(
         "import agentsense._registry\nfrom agentsense.tasks import full\nfull(dataset='demo')"
     )
     others = [n for n in names if top(n) in ("coser", "construction", "sotopia", *PROVIDERS)]
-    assert others == ["agentsense.construction", "agentsense.coser"], others
+    assert others == ["agentsense.construction", "agentsense.coser", "agentsense.sotopia"], others
     assert len(names) <= 35, (len(names), names)
 
 

@@ -145,6 +145,24 @@ def test_report_shows_the_paper_beside_each_cell(runs: Mapping[str, Path], tmp_p
     assert "80.71" in text  # Llama-3-8B's judge majority in Table 1
 
 
+@pytest.mark.parametrize("name", ["official", "one_judge"])
+def test_the_evaluation_report_takes_its_paper_values_from_the_same_rule(
+    runs: Mapping[str, Path], tmp_path: Path, name: str
+) -> None:
+    """The Register block's paper column is the *Beside the paper* cell, never a second rule:
+    with a panel that is not the paper's, the judge majority has no reference in either."""
+    _, rows = report_rows(runs[name], tmp_path / "report")
+    beside = {r["metric"]: float(r["paper"]) for r in rows if r["table"] == "1"}
+    with (tmp_path / "report" / "evaluation_report.csv").open(encoding="utf-8") as handle:
+        block = {r["score"]: r for r in csv.DictReader(handle)}
+    keys = {"goal_judge_majority": "judge_majority", "mcq_accuracy": "mcq_accuracy"}
+    for score, metric in keys.items():
+        shown = block[score]["paper"]
+        assert (float(shown) if shown else None) == beside.get(metric), (name, score)
+    assert ("judge_majority" in beside) == (name == "official")
+    assert "mcq_accuracy" in beside
+
+
 def columns_of(rows: list[dict[str, str]], table: str) -> set[tuple[str, str, str]]:
     return {(r["table"], r["model"], r["column"]) for r in rows if r["table"] == table}
 

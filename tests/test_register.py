@@ -230,11 +230,9 @@ def with_paper(found: list[Result]) -> list[Result]:
 
 
 def report_results(log: Path) -> tuple[list[Result], pd.DataFrame]:
-    from agentsense.report import tables
-
     units = load_inputs([str(log)], ReportOptions(out=Path("unused"))).units
     assert units is not None
-    return results(tables.table_one(units), units.scenes, units.runs), units.runs
+    return results(units), units.runs
 
 
 def test_a_reference_gives_paper_and_difference(

@@ -307,3 +307,13 @@ def test_a_standin_run_end_to_end_through_the_cli(tmp_path: Path) -> None:
     assert log.results.total_samples == len(load_episodes("demo"))
     assert {s.name for s in log.results.scores} == set(SCORE_KEYS)
     assert all(not math.isnan(s.metrics["mean"].value) for s in log.results.scores)
+    # Re-judged from the command line: Inspect finds the scorer through the entry point.
+    path = info.name.removeprefix("file://")
+    rescore = [inspect, "score", path, "--scorer", "agentsense/sotopia_eval"]
+    rescore += ["--action", "append", "--overwrite", "--display", "none"]
+    done = subprocess.run(rescore, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    rescored = read_eval_log(path)
+    assert rescored.results is not None
+    assert {s.name for s in rescored.results.scores} >= set(SCORE_KEYS)
+    assert all(len(sample.scores or {}) == 2 for sample in rescored.samples or [])

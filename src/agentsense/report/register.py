@@ -22,15 +22,15 @@ import yaml
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.scorer import MetricProtocol, SampleScore, Score, stderr
 
-from agentsense.analysis import official
 from agentsense.analysis.logs import records
 from agentsense.analysis.stats import Estimate
 from agentsense.engine.version import eval_version
-from agentsense.report.frames import unfinished_suffix
+from agentsense.report import tables
+from agentsense.report.frames import Units, unfinished_suffix
+from agentsense.report.paper import References, references
 from agentsense.report.render import markdown
 from agentsense.sense.metrics import CLUSTER
 from agentsense.sense.reference.model_names import paper_model
-from agentsense.sense.reference.paper import cell
 from agentsense.sense.score_keys import HEADLINE, MCQ_ACCURACY
 
 # Our score key -> (its name in the block, the paper's Table 1 column).
@@ -75,16 +75,6 @@ class Result:
     dirty: bool = False  # a log was run from a working tree with uncommitted edits
     label: str = ""  # the Table 1 row's label (it says how far an unfinished run got)
     unfinished: bool = False  # a log of the row did not finish its plan
-
-
-def comparable(runs: pd.DataFrame) -> str:
-    """Why these runs cannot be set beside the paper's Table 1 ("" when they can), by the
-    report's one rule (analysis.official)."""
-    for run in records(runs):
-        why = official.reason(run, "1")
-        if why is not None:
-            return why
-    return ""
 
 
 def clustered_stderr(scenes: pd.DataFrame, key: str) -> float:
@@ -132,47 +122,56 @@ def clock(seconds: float | None) -> str | None:
     return f"{hours}:{minute:02d}:{second:02d}"
 
 
-def result(group: str, row: pd.Series, scenes: pd.DataFrame, runs: pd.DataFrame) -> Result:
+def result(
+    group: str, row: pd.Series, scenes: pd.DataFrame, runs: pd.DataFrame, found: References
+) -> Result:
+    """The row's scores; the paper's value is the *Beside the paper* section's match for the
+    cell (report.paper: one rule for when a cell has a reference)."""
     model = str(runs["model"].iloc[0])
     named = paper_model(model)
-    why = comparable(runs) if named else f"the paper has no model named like {model}"
+    matched = {m.metric: m for m in found.matches if m.row == group and m.table == "1"}
     scores = []
-    for key, (name, column) in SCORES.items():
+    for key, (name, _) in SCORES.items():
         estimate = row.get(key)
         if not isinstance(estimate, Estimate) or not estimate.n:
             continue
-        published = cell(1, named, column) if named and not why else None
         scores.append(
             ScoreRow(
                 key=name,
                 value=round(100 * estimate.mean, 2),
                 stderr=round(100 * clustered_stderr(scenes, key), 2),
                 samples=estimate.n,
-                paper=None if published is None else published.value,
+                paper=matched[key].paper if key in matched else None,
             )
         )
+    why = found.missing.get(group, "")
+    if not why and HEADLINE not in matched:
+        why = next((note for note in found.notes if note.startswith(f"{group}:")), why)
+        why = why.removeprefix(f"{group}: ")
     task = "+".join(sorted(set(map(str, runs["task"]))))
     headers = log_headers(runs)
-    found = Result(model, named, scores, clock(log_seconds(headers)), task, why_no_paper=why)
-    found.date = str(max(runs["created"]))[:10] if not runs.empty else None
-    found.commits = commits(headers)
-    found.dirty = any(h.eval.revision is not None and h.eval.revision.dirty for h in headers)
-    found.label = group
-    found.unfinished = any(unfinished_suffix(run) for run in records(runs))
-    return found
+    out = Result(model, named, scores, clock(log_seconds(headers)), task, why_no_paper=why)
+    out.date = str(max(runs["created"]))[:10] if not runs.empty else None
+    out.commits = commits(headers)
+    out.dirty = any(h.eval.revision is not None and h.eval.revision.dirty for h in headers)
+    out.label = group
+    out.unfinished = any(unfinished_suffix(run) for run in records(runs))
+    return out
 
 
-def results(table: pd.DataFrame, scenes: pd.DataFrame, runs: pd.DataFrame) -> list[Result]:
-    """One result per homogeneous Table 1 row with a score (`table`: tables.table_one)."""
+def results(units: Units) -> list[Result]:
+    """One result per homogeneous Table 1 row with a score."""
+    table, found = tables.table_one(units), references(units)
+    scenes, runs = units.scenes, units.runs
     rows = []
     for group, row in table.iterrows():
         if row["kind"] != "homogeneous":
             continue
-        found = result(
-            str(group), row, scenes[scenes["group"] == group], runs[runs["group"] == group]
+        got = result(
+            str(group), row, scenes[scenes["group"] == group], runs[runs["group"] == group], found
         )
-        if found.scores:
-            rows.append(found)
+        if got.scores:
+            rows.append(got)
     return rows
 
 

@@ -12,20 +12,12 @@ import hashlib
 import json
 import re
 
+from agentsense.sotopia.prompts import RANGES
+
 AGENT = re.compile(r"^Imagine you are (.+?), your task is to act/speak")
 TURN = re.compile(r"You are at Turn #(\d+)\.")
 EVALUATOR = "Based on previous interactions, evaluate how well participants achieve their goals."
 AGENTS = re.compile(r"There are exactly (\d+) agents\.")
-# SOTOPIA-EVAL's dimensions and ranges (sotopia 0.1.5, database/evaluation_dimensions.py).
-RANGES = {
-    "believability": (0, 10),
-    "relationship": (-5, 5),
-    "knowledge": (0, 10),
-    "secret": (-10, 0),
-    "social_rules": (-10, 0),
-    "financial_and_material_benefits": (-5, 5),
-    "goal": (0, 10),
-}
 _LINES = (
     "I think we can sort this out if we are both honest about what we need.",
     "Could you tell me a bit more about your side of this?",

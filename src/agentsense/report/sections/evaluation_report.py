@@ -54,7 +54,7 @@ def evaluation_report_section(inputs: Inputs) -> Content:
     units, report = inputs.units, inputs.report
     if tables.scored_scenes(units).empty:
         return Absent("no scored sample of a model run (full, goal or info)")
-    found = results(tables.table_one(units), units.scenes, units.runs)
+    found = results(units)
     if not found:
         return Absent("no Table 1 row of one model (pairwise rows have no paper counterpart)")
     table = table_markdown(found)
