@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalSample
+from inspect_ai.model import get_model
 
 from agentsense.sotopia import KEYS
 from agentsense.sotopia.evaluation import read_evaluation
@@ -76,10 +77,15 @@ def parity_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
         patch.setenv("VLLM_BASE_URL", server.base_url)
         for name, recorded in fixtures.items():
             server.clear()
+            # The base URL given, not only in the environment: Inspect keeps a model's client
+            # per process by name and arguments, and another test may have made `vllm/agent`
+            # against a stub that is gone.
+            agent = get_model(f"vllm/{recorded['agent_model']}", base_url=server.base_url)
+            judge = get_model(f"vllm/{recorded['judge_model']}", base_url=server.base_url)
             (log,) = inspect_eval(
                 sotopia(dataset="demo"),
-                model=f"vllm/{recorded['agent_model']}",
-                model_roles={"judge": f"vllm/{recorded['judge_model']}"},
+                model=agent,
+                model_roles={"judge": judge},
                 sample_id=recorded["combo_id"],
                 log_dir=str(tmp_path_factory.mktemp("logs")),
                 display="none",
