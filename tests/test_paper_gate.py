@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval
+from inspect_ai.model import get_model
 
 from agentsense.analysis import official
 from agentsense.analysis.log_reader import load_runs
@@ -80,11 +81,15 @@ def _build(out: Path) -> Path:
         patch.setitem(official_data.OFFICIAL_SOURCES, "official", pin)
         for name, planned in RUNS.items():
             for run in planned:
+                # The base URL given, not only in the environment: Inspect keeps a model's
+                # client per process by name and arguments (another test's stub may be gone).
                 (log,) = eval(
                     f"agentsense/{run.task}",
                     task_args={"dataset": run.dataset, **run.args},
-                    model=run.model,
-                    model_roles={"judge": list(run.judges)},  # type: ignore[dict-item]
+                    model=get_model(run.model, base_url=stub.base_url),
+                    model_roles={
+                        "judge": [get_model(j, base_url=stub.base_url) for j in run.judges]  # type: ignore[dict-item]
+                    },
                     limit=run.limit,
                     epochs=run.epochs,
                     log_dir=str(out / name),
