@@ -33,11 +33,8 @@ from agentsense.sense.metrics import CLUSTER
 from agentsense.sense.reference.model_names import paper_model
 from agentsense.sense.score_keys import HEADLINE, MCQ_ACCURACY
 
-# Our score key -> (its name in the block, the paper's Table 1 column).
-SCORES: dict[str, tuple[str, str]] = {
-    HEADLINE: ("goal_judge_majority", "Goal / Judge / Majority"),
-    MCQ_ACCURACY: (MCQ_ACCURACY, "Info / Acc."),
-}
+# Our score key -> its name in the block (its paper column: report.paper's matches).
+SCORES: dict[str, str] = {HEADLINE: "goal_judge_majority", MCQ_ACCURACY: MCQ_ACCURACY}
 # The task of register/agentsense/eval.yaml, named as the Register's engine names it (the @task
 # function), and how it is run.
 REGISTER_TASK = "full"
@@ -131,7 +128,7 @@ def result(
     named = paper_model(model)
     matched = {m.metric: m for m in found.matches if m.row == group and m.table == "1"}
     scores = []
-    for key, (name, _) in SCORES.items():
+    for key, name in SCORES.items():
         estimate = row.get(key)
         if not isinstance(estimate, Estimate) or not estimate.n:
             continue
