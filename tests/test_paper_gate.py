@@ -28,6 +28,7 @@ from agentsense.sense.leakage.titles import demo_titles_path
 from agentsense.sense.reference.paper import cell
 from agentsense.standin.stub import StubServer
 from file_server import Reply, file_server
+from fresh_process import in_fresh_process
 from shared_builds import SharedBuilds
 
 pytestmark = pytest.mark.slow
@@ -71,7 +72,7 @@ RUNS = {  # log folder -> its runs
 
 def _build(out: Path) -> Path:
     """Every run of RUNS, one log folder each, against one stub (Inspect keeps a model's client
-    for the process, so a second server would not be reached)."""
+    for the process, so a second server would not be reached). Run in a fresh process."""
     with StubServer() as stub, file_server() as served, pytest.MonkeyPatch.context() as patch:
         served.serve(Reply(OFFICIAL))
         patch.setenv("VLLM_BASE_URL", stub.base_url)
@@ -81,8 +82,6 @@ def _build(out: Path) -> Path:
         patch.setitem(official_data.OFFICIAL_SOURCES, "official", pin)
         for name, planned in RUNS.items():
             for run in planned:
-                # The base URL given, not only in the environment: Inspect keeps a model's
-                # client per process by name and arguments (another test's stub may be gone).
                 (log,) = eval(
                     f"agentsense/{run.task}",
                     task_args={"dataset": run.dataset, **run.args},
@@ -103,7 +102,7 @@ def _build(out: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def runs(shared_build: SharedBuilds) -> Mapping[str, Path]:
-    built = shared_build("paper-gate", _build)
+    built = shared_build("paper-gate", lambda out: in_fresh_process(_build, out))
     return {name: built / name for name in RUNS}
 
 

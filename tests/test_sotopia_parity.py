@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalSample
-from inspect_ai.model import get_model
 
 from agentsense.sotopia import KEYS
 from agentsense.sotopia.evaluation import read_evaluation
@@ -27,6 +25,7 @@ from agentsense.sotopia.prompts import DIMENSIONS, SOTOPIA_VERSION
 from agentsense.standin.rules import Request
 from agentsense.standin.stub.server import RequestRecord, StubServer
 from agentsense.tasks import sotopia
+from fresh_process import in_fresh_process
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sotopia-parity"
 NAMES = sorted(p.stem for p in FIXTURES.glob("*.json"))
@@ -64,8 +63,7 @@ def replay(fixtures: list[dict[str, Any]]) -> Any:
 Run = tuple[dict[str, Any], list[RequestRecord], EvalSample]
 
 
-@pytest.fixture(scope="module")
-def parity_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Run]]:
+def _play(logs: Path) -> dict[str, Run]:
     """Each fixture's episode played by the project: one stub (Inspect keeps a `vllm/` model's
     client, so its base URL must not change), its log cleared between episodes."""
     fixtures = {name: fixture(name) for name in NAMES}
@@ -77,23 +75,25 @@ def parity_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, 
         patch.setenv("VLLM_BASE_URL", server.base_url)
         for name, recorded in fixtures.items():
             server.clear()
-            # The base URL given, not only in the environment: Inspect keeps a model's client
-            # per process by name and arguments, and another test may have made `vllm/agent`
-            # against a stub that is gone.
-            agent = get_model(f"vllm/{recorded['agent_model']}", base_url=server.base_url)
-            judge = get_model(f"vllm/{recorded['judge_model']}", base_url=server.base_url)
             (log,) = inspect_eval(
                 sotopia(dataset="demo"),
-                model=agent,
-                model_roles={"judge": judge},
+                model=f"vllm/{recorded['agent_model']}",
+                model_roles={"judge": f"vllm/{recorded['judge_model']}"},
                 sample_id=recorded["combo_id"],
-                log_dir=str(tmp_path_factory.mktemp("logs")),
+                log_dir=str(logs / name),
                 display="none",
             )
             assert log.status == "success", log.error
             assert log.samples and len(log.samples) == 1
             runs[name] = (recorded, server.chat_records(), log.samples[0])
-        yield runs
+    return runs
+
+
+@pytest.fixture(scope="module")
+def parity_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+    """In a fresh process: another test of this worker may have made `vllm/agent` against its
+    own stub, and Inspect would send this module's requests there (tests/fresh_process.py)."""
+    return in_fresh_process(_play, tmp_path_factory.mktemp("logs"))
 
 
 @pytest.fixture(params=NAMES)
