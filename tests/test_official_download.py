@@ -14,12 +14,12 @@ import pytest
 from agentsense.engine import download
 from agentsense.engine.cache import cache_dir
 from agentsense.engine.download import PinnedFile, git_blob_id
-from agentsense.sense.dataset.official import OFFICIAL_SOURCES, official_path, official_url
+from agentsense.sense.dataset.official import SOURCE
 from agentsense.sense.dataset.validation import DatasetError
 from file_server import FileServer, Reply, file_server
 
 # The real pins, captured before any fixture swaps an entry for the synthetic file.
-PINNED = dict(OFFICIAL_SOURCES)
+PINNED = dict(SOURCE.files)
 UPSTREAM_PATH = "SENSE/data/final_data.jsonl"
 SERVED_PATH = f"/mirror/{UPSTREAM_PATH}"
 GOOD = b"".join(
@@ -44,7 +44,7 @@ def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     monkeypatch.delenv("AGENTSENSE_DATA_URL", raising=False)
     monkeypatch.setattr(download, "RETRY_BACKOFF", 0.001)
     monkeypatch.setattr(download, "TIMEOUT", 5.0)
-    monkeypatch.setitem(OFFICIAL_SOURCES, "official", PinnedFile(UPSTREAM_PATH, GOOD_BLOB))
+    monkeypatch.setitem(SOURCE.files, "official", PinnedFile(UPSTREAM_PATH, GOOD_BLOB))
     return cache
 
 
@@ -63,7 +63,7 @@ def test_good_file_is_cached_and_reused_without_network(
     online: FileServer, isolated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     online.serve(Reply(GOOD), path=SERVED_PATH)
-    path = official_path()
+    path = SOURCE.path("official")
     assert path == isolated / f"final_data-{GOOD_BLOB}.jsonl"
     assert path.read_bytes() == GOOD
     assert online.requests == [SERVED_PATH]
@@ -71,7 +71,7 @@ def test_good_file_is_cached_and_reused_without_network(
     err = capsys.readouterr().err
     assert "downloading final_data.jsonl from" in err and f"{len(GOOD):,} bytes" in err
 
-    assert official_path() == path
+    assert SOURCE.path("official") == path
     assert online.requests == [SERVED_PATH]  # no second request
     assert capsys.readouterr().err == ""
 
@@ -80,7 +80,7 @@ def test_tampered_file_is_rejected_and_not_cached(online: FileServer, isolated: 
     tampered = GOOD.replace(b"scene 3", b"scene X")
     online.serve(Reply(tampered), path=SERVED_PATH)
     with pytest.raises(DatasetError) as caught:
-        official_path()
+        SOURCE.path("official")
     message = str(caught.value)
     assert "does not match the pinned blob id" in message and "not cached" in message
     assert GOOD_BLOB in message and git_blob_id(tampered) in message
@@ -93,7 +93,7 @@ def test_tampered_file_is_rejected_and_not_cached(online: FileServer, isolated: 
 def test_truncated_transfer_is_rejected(online: FileServer, isolated: Path, mode: str) -> None:
     online.serve(Reply(GOOD, mode=mode), path=SERVED_PATH)
     with pytest.raises(DatasetError) as caught:
-        official_path()
+        SOURCE.path("official")
     message = str(caught.value)
     assert "could not be downloaded" in message and "truncated" in message
     assert len(online.requests) == download.MAX_ATTEMPTS
@@ -112,7 +112,7 @@ def test_server_down_fails_fast_with_offline_hints(
         monkeypatch.setattr(download, "RETRY_BACKOFF", 10.0)  # a retry would blow the time budget
         start = time.monotonic()
         with pytest.raises(DatasetError) as caught:
-            official_path()
+            SOURCE.path("official")
         assert time.monotonic() - start < 2
     message = str(caught.value)
     assert f"could not be downloaded from {url}/{UPSTREAM_PATH}" in message
@@ -128,16 +128,16 @@ def test_file_placed_by_hand_in_cache_works_offline(
     isolated.mkdir()
     placed = isolated / f"final_data-{GOOD_BLOB}.jsonl"
     placed.write_bytes(GOOD)
-    assert official_path() == placed
+    assert SOURCE.path("official") == placed
 
 
 def test_corrupted_cache_is_replaced(
     online: FileServer, isolated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     online.serve(Reply(GOOD), path=SERVED_PATH)
-    path = official_path()
+    path = SOURCE.path("official")
     path.write_bytes(GOOD[:-10])
-    assert official_path() == path
+    assert SOURCE.path("official") == path
     assert path.read_bytes() == GOOD
     assert len(online.requests) == 2
     assert "does not match blob" in capsys.readouterr().err
@@ -146,13 +146,13 @@ def test_corrupted_cache_is_replaced(
 
 def test_transient_server_error_is_retried(online: FileServer, isolated: Path) -> None:
     online.serve(Reply(b"busy", status=500), Reply(GOOD), path=SERVED_PATH)
-    assert official_path().read_bytes() == GOOD
+    assert SOURCE.path("official").read_bytes() == GOOD
     assert len(online.requests) == 2
 
 
 def test_not_found_is_not_retried(online: FileServer, isolated: Path) -> None:
     with pytest.raises(DatasetError) as caught:
-        official_path()
+        SOURCE.path("official")
     assert "HTTP 404" in str(caught.value)
     assert len(online.requests) == 1
     assert cache_listing(isolated) == []
@@ -160,7 +160,7 @@ def test_not_found_is_not_retried(online: FileServer, isolated: Path) -> None:
 
 def test_unknown_source_is_a_clear_error() -> None:
     with pytest.raises(DatasetError, match="official, official_roles"):
-        official_path("nope")
+        SOURCE.path("nope")
 
 
 def test_git_blob_id_matches_git() -> None:
@@ -172,7 +172,7 @@ def test_pins_and_default_locations(isolated: Path, monkeypatch: pytest.MonkeyPa
     assert PINNED["official"].digest == "0bf36a3aadc15bffa686f93feae44ce1d6497c26"
     roles = PINNED["official_roles"]
     assert roles.file_name == "data_with_role-6394521d336900c12604782c72e9a09dd6991f5c.jsonl"
-    assert official_url("official_roles") == (
+    assert SOURCE.url("official_roles") == (
         "https://raw.githubusercontent.com/ljcleo/agent_sense/"
         "2e12d8c50a5ea3326fe1356fde75b832883433a4/SENSE/data/data_with_role.jsonl"
     )

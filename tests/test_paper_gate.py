@@ -78,8 +78,8 @@ def _build(out: Path) -> Path:
         patch.setenv("VLLM_BASE_URL", stub.base_url)
         patch.setenv("AGENTSENSE_DATA_URL", served.url)
         patch.setenv("AGENTSENSE_CACHE_DIR", str(out / "cache"))
-        pin = PinnedFile(official_data.OFFICIAL_SOURCES["official"].path, git_blob_id(OFFICIAL))
-        patch.setitem(official_data.OFFICIAL_SOURCES, "official", pin)
+        pin = PinnedFile(official_data.SOURCE.files["official"].path, git_blob_id(OFFICIAL))
+        patch.setitem(official_data.SOURCE.files, "official", pin)
         for name, planned in RUNS.items():
             for run in planned:
                 (log,) = eval(

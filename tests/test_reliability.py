@@ -316,7 +316,7 @@ def test_models_never_see_other_characters_secrets_or_goals(clean_run: Run) -> N
 LAUNCHER = (
     "import os, sys\n"
     "from agentsense.sense.dataset import official as o\n"
-    "o.OFFICIAL_SOURCES['official'] = o.PinnedFile(o.OFFICIAL_SOURCES['official'].path,"
+    "o.SOURCE.files['official'] = o.PinnedFile(o.SOURCE.files['official'].path,"
     " os.environ['AGENTSENSE_TEST_BLOB'])\n"
     "import runpy\n"
     "sys.argv[0] = 'inspect'\n"

@@ -17,9 +17,10 @@ import tenacity
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 
+from agentsense.engine.download import PinnedFile
 from agentsense.sotopia import published, render
 from agentsense.sotopia.dataset import SotopiaDataError
-from agentsense.sotopia.published import PINNED, PinnedFile, hard_environment_ids, load_episodes
+from agentsense.sotopia.published import SOURCE, hard_environment_ids, load_episodes
 from agentsense.sotopia.record import Episode
 from agentsense.tasks import sotopia
 from file_server import FileServer, Reply, file_server
@@ -29,7 +30,7 @@ EPISODES = FIXTURES / "sotopia_episodes_v1.jsonl"
 GOOD = EPISODES.read_bytes()
 GOOD_SHA = hashlib.sha256(GOOD).hexdigest()
 SERVED = "/mirror/sotopia_episodes_v1.jsonl"
-OFFICIAL = PINNED["official"]  # the real pin, before the fixture swaps it
+OFFICIAL = SOURCE.files["official"]  # the real pin, before the fixture swaps it
 
 
 @pytest.fixture(autouse=True)
@@ -37,8 +38,8 @@ def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """Every write in tmp_path; `official` is the fixture's episodes file; no retry waits."""
     cache = tmp_path / "cache"
     monkeypatch.setenv("AGENTSENSE_CACHE_DIR", str(cache))
-    monkeypatch.delenv(published.URL_ENV, raising=False)
-    monkeypatch.setitem(PINNED, "official", PinnedFile(OFFICIAL.path, GOOD_SHA))
+    monkeypatch.delenv(SOURCE.url_env, raising=False)
+    monkeypatch.setitem(SOURCE.files, "official", PinnedFile(OFFICIAL.path, GOOD_SHA))
     monkeypatch.setattr(tenacity.nap.time, "sleep", lambda seconds: None)
     return cache / "sotopia"
 
@@ -46,7 +47,7 @@ def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 @pytest.fixture
 def online(monkeypatch: pytest.MonkeyPatch) -> Iterator[FileServer]:
     with file_server() as served:
-        monkeypatch.setenv(published.URL_ENV, served.url)  # it ends in /mirror
+        monkeypatch.setenv(SOURCE.url_env, served.url)  # it ends in /mirror
         yield served
 
 
@@ -80,7 +81,12 @@ def write_lines(path: Path, records: list[dict[str, object]]) -> Path:
 
 def test_the_pin_is_the_published_episodes_file_at_a_fixed_revision() -> None:
     assert OFFICIAL.path == "sotopia_episodes_v1.jsonl" and len(OFFICIAL.digest) == 64
-    assert len(published.REVISION) == 40 and published.REVISION in published.DEFAULT_BASE_URL
+    assert len(SOURCE.commit) == 40 and SOURCE.commit in SOURCE.default_url
+    assert SOURCE.url_env == "AGENTSENSE_SOTOPIA_URL"
+    assert SOURCE.url("official") == (
+        f"https://huggingface.co/datasets/cmu-lti/sotopia/resolve/{SOURCE.commit}/"
+        "sotopia_episodes_v1.jsonl"
+    )
 
 
 def test_sotopias_serialization_files_give_the_demo_episodes() -> None:
@@ -154,7 +160,7 @@ def test_official_is_downloaded_verified_cached_and_reused(
     online.serve(Reply(GOOD), path=SERVED)
     (episode,) = load_episodes("official")
     assert prompts(episode) == prompts(load_episodes(str(EPISODES))[0])
-    assert files(isolated) == [PINNED["official"].file_name]
+    assert files(isolated) == [SOURCE.files["official"].file_name]
     load_episodes("official")
     assert online.requests == [SERVED]  # the second use read the cache
 
@@ -189,7 +195,7 @@ def serve_with_a_hard_combo(online: FileServer, monkeypatch: pytest.MonkeyPatch)
     records.append({**records[0], "environment_id": hard, "agent_ids": ["a-1", "a-2"]})
     body = "".join(json.dumps(r) + "\n" for r in records).encode()
     monkeypatch.setitem(
-        PINNED, "official", PinnedFile(OFFICIAL.path, hashlib.sha256(body).hexdigest())
+        SOURCE.files, "official", PinnedFile(OFFICIAL.path, hashlib.sha256(body).hexdigest())
     )
     online.serve(Reply(body), path=SERVED)
     return hard
@@ -203,7 +209,7 @@ def test_sotopia_hard_is_the_official_combos_of_its_fourteen_environments(
     assert len(sotopia(dataset="official").dataset) == 2
     (sample,) = sotopia(dataset="sotopia_hard").dataset
     assert sample.metadata and sample.metadata["environment"] == hard
-    monkeypatch.setitem(PINNED, "official", PinnedFile(OFFICIAL.path, GOOD_SHA))
+    monkeypatch.setitem(SOURCE.files, "official", PinnedFile(OFFICIAL.path, GOOD_SHA))
     online.serve(Reply(GOOD), path=SERVED)
     with pytest.raises(SotopiaDataError, match="none of Sotopia-hard's 14 environments"):
         load_episodes("sotopia_hard")

@@ -7,16 +7,15 @@ the bundled demo fixtures, or a local JSON file in CoSER's schema.
 - `demo`: three small scenes written for this project in CoSER's schema (offline smoke runs);
 - a path to a JSON list of records.
 
-Downloads are `dataset.download`'s (sha256 check, retries, atomic rename), into
-`<agentsense cache>/coser/`; `AGENTSENSE_COSER_URL` replaces the base URL (a mirror, or a local
-server in tests). A record missing a field the protocol needs is rejected before any model call,
-with its index and the field.
+Downloads are the engine's one download (`engine.download`: sha256 check, retries, atomic
+rename), into `<agentsense cache>/coser/`; `AGENTSENSE_COSER_URL` replaces the base URL (a mirror,
+or a local server in tests). A record missing a field the protocol needs is rejected before any
+model call, with its index and the field.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -25,64 +24,45 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from agentsense.coser.compared_texts import reference_text
 from agentsense.coser.record import Circumstance
-from agentsense.engine.cache import cache_dir
-from agentsense.engine.download import DownloadError, Pin, PinnedFile, download
+from agentsense.engine.download import PinnedFile, Source
 from agentsense.engine.errors import DataError, data_file, field_problems
 from agentsense.sense.dataset.validation import FITS, schema_of
-
-REPOSITORY = "Neph0s/CoSER"
-COMMIT = "624efc50db7be3a4e37cec6a1c58ed434dc9f2ce"
-DEFAULT_BASE_URL = f"https://raw.githubusercontent.com/{REPOSITORY}/{COMMIT}"
-URL_ENV = "AGENTSENSE_COSER_URL"
-
-
-# Looked up at call time, so tests can swap an entry for a synthetic file.
-PINNED: dict[str, PinnedFile] = {
-    "official": PinnedFile(
-        "data/test/test_set.json",
-        "eb175779d1d5adf99c893ff1f82de9b18ada912d3f385b3f5419195afdfb374a",
-        200,
-    ),
-    "example": PinnedFile(
-        "data/test/example_test_set.json",
-        "7d3d771d9dd55d4ff950b4dacc1b79b502c183258d1344c2c3abbe2eddaab451",
-        3,
-    ),
-}
 
 
 class GCADataError(DataError):
     """A CoSER data file that cannot be used: not downloadable, not verified, or bad records."""
 
 
+SOURCE = Source(
+    "CoSER",
+    "Neph0s/CoSER",
+    "624efc50db7be3a4e37cec6a1c58ed434dc9f2ce",
+    "AGENTSENSE_COSER_URL",
+    {
+        "official": PinnedFile(
+            "data/test/test_set.json",
+            "eb175779d1d5adf99c893ff1f82de9b18ada912d3f385b3f5419195afdfb374a",
+            200,
+        ),
+        "example": PinnedFile(
+            "data/test/example_test_set.json",
+            "7d3d771d9dd55d4ff950b4dacc1b79b502c183258d1344c2c3abbe2eddaab451",
+            3,
+        ),
+    },
+    GCADataError,
+    folder="coser",
+    demo="scenes",
+)
+
+
 def demo_path() -> Path:
     return Path(str(resources.files("agentsense.coser") / "data" / "demo.json"))
 
 
-def coser_url(name: str) -> str:
-    base = os.environ.get(URL_ENV) or DEFAULT_BASE_URL
-    return f"{base.rstrip('/')}/{PINNED[name].path}"
-
-
-def pinned_path(name: str) -> Path:
-    """The verified local copy of a pinned CoSER file, downloaded on first use."""
-    pinned, url, folder = PINNED[name], coser_url(name), cache_dir() / "coser"
-    hints = (
-        f"  - download {url} yourself and pass -T dataset=/path/to/{pinned.base_name}\n"
-        f"  - or put it in {folder} as {pinned.file_name}\n"
-        "  - or run the bundled scenes with -T dataset=demo"
-    )
-    label = f"The CoSER file {pinned.path}"
-    pin = Pin(pinned, url, folder, label, f"commit {COMMIT} of {REPOSITORY}", hints)
-    try:
-        return download(pin)
-    except DownloadError as error:
-        raise GCADataError(url, str(error)) from None
-
-
 def dataset_path(dataset: str) -> Path:
-    if dataset in PINNED:
-        return pinned_path(dataset)
+    if dataset in SOURCE.files:
+        return SOURCE.path(dataset)
     expected = "'official', 'example', 'demo' nor a JSON file that exists."
     return data_file(dataset, demo_path(), GCADataError, expected)
 

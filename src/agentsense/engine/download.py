@@ -1,6 +1,6 @@
-"""The one download of a pinned data file (the official AgentSense files, CoSER's test set):
-fetched over HTTP (httpx, retried with tenacity), verified against the digest it is pinned to,
-and cached.
+"""The one download of a pinned data file (the official AgentSense files, CoSER's test set,
+Sotopia's episodes): fetched over HTTP (httpx, retried with tenacity), verified against the digest
+it is pinned to, and cached. A benchmark declares where its files come from as one `Source`.
 
 The pin is a git blob id (what `git hash-object FILE` prints: upstream AgentSense publishes no
 other digest, so Inspect's sha256-only `download` cannot check it) or a sha256. A cached file
@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 import httpx
 import tenacity
 
-from agentsense.engine.cache import CACHE_DIR_ENV
+from agentsense.engine.cache import CACHE_DIR_ENV, cache_dir
 from agentsense.engine.errors import PrerequisiteError
 
 # Seconds per connect or read: generous for slow links, yet a dead server cannot hang a run.
@@ -120,6 +120,63 @@ class Pin:
     @property
     def target(self) -> Path:
         return self.folder / self.file.file_name
+
+
+GITHUB = "https://raw.githubusercontent.com/{repository}/{commit}"
+HUGGING_FACE = "https://huggingface.co/datasets/{repository}/resolve/{commit}"
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a benchmark's pinned files come from: a repository at a pinned commit, served under
+    a base URL (`host`) that the environment variable `url_env` replaces (a mirror, a test
+    server); the cache folder they are kept in; the error a failure is raised as."""
+
+    title: str  # in messages: "The CoSER file test_set.json"
+    repository: str
+    commit: str
+    url_env: str
+    files: dict[str, PinnedFile]  # looked up at call time, so tests can swap an entry
+    error: Callable[[str, str], PrerequisiteError]  # (source, message): the benchmark's error
+    folder: str = ""  # below the agentsense cache folder
+    demo: str = "set"  # what `-T dataset=demo` runs, for the offline hints
+    host: str = GITHUB
+
+    @property
+    def default_url(self) -> str:
+        return self.host.format(repository=self.repository, commit=self.commit)
+
+    def file(self, name: str) -> PinnedFile:
+        if name not in self.files:
+            known = ", ".join(sorted(self.files))
+            message = f"Unknown {self.title} data source {name!r}; expected one of: {known}."
+            raise self.error(name, message)
+        return self.files[name]
+
+    def url(self, name: str) -> str:
+        """The URL of the named file: `<base>/<path in the repository>`."""
+        base = os.environ.get(self.url_env) or self.default_url
+        return f"{base.rstrip('/')}/{self.file(name).path}"
+
+    def path(self, name: str) -> Path:
+        """The verified local copy of the named file, downloaded and cached on first use."""
+        origin = f"commit {self.commit} of {self.repository}"
+        return self.fetch(self.file(name), self.url(name), origin)
+
+    def fetch(self, file: PinnedFile, url: str, origin: str) -> Path:
+        """The verified local copy of `file` as served at `url` (not only this source's files:
+        Sotopia's `URL#sha256=`); a failure is this source's error, saying how to proceed."""
+        folder = cache_dir() / self.folder
+        hints = (
+            f"  - download {url} yourself and pass -T dataset=/path/to/{file.base_name}\n"
+            f"  - or put it in {folder} as {file.file_name}\n"
+            f"  - or run the bundled {self.demo} with -T dataset=demo"
+        )
+        label = f"The {self.title} file {file.base_name}"
+        try:
+            return download(Pin(file, url, folder, label, origin, hints))
+        except DownloadError as error:
+            raise self.error(url, str(error)) from None
 
 
 def _status(message: str) -> None:

@@ -22,7 +22,6 @@ bio whole and the other's as `Unknown`, so the prompts do not depend on them (do
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path, PurePosixPath
@@ -31,23 +30,29 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from agentsense.engine.cache import cache_dir
-from agentsense.engine.download import DownloadError, Pin, PinnedFile, download
+from agentsense.engine.download import HUGGING_FACE, PinnedFile, Source
 from agentsense.engine.errors import field_problems
 from agentsense.sotopia.dataset import SotopiaDataError, checked_data, episodes, load_data_file
 from agentsense.sotopia.record import Episode
 
-REPOSITORY = "cmu-lti/sotopia"  # a Hugging Face dataset
-REVISION = "2ee2e66df73d94141497b93ad4a9066e2ae3ffba"  # its files as on main (4330bd6: README only)
-DEFAULT_BASE_URL = f"https://huggingface.co/datasets/{REPOSITORY}/resolve/{REVISION}"
-URL_ENV = "AGENTSENSE_SOTOPIA_URL"
-# The sha256 is the file's Git LFS oid at that revision (commit fa6501a added it).
-PINNED: dict[str, PinnedFile] = {
-    "official": PinnedFile(
-        "sotopia_episodes_v1.jsonl",
-        "100a4ab47e058f6483d51f090cc1a0f76b9006499d32ad901eeb545e1b38cdcf",
-    ),
-}
+# A Hugging Face dataset, its files as on main (4330bd6 changed the README only); the sha256 is
+# the file's Git LFS oid at that revision (commit fa6501a added it).
+SOURCE = Source(
+    "Sotopia",
+    "cmu-lti/sotopia",
+    "2ee2e66df73d94141497b93ad4a9066e2ae3ffba",
+    "AGENTSENSE_SOTOPIA_URL",
+    {
+        "official": PinnedFile(
+            "sotopia_episodes_v1.jsonl",
+            "100a4ab47e058f6483d51f090cc1a0f76b9006499d32ad901eeb545e1b38cdcf",
+        ),
+    },
+    SotopiaDataError,
+    folder="sotopia",
+    demo="episodes",
+    host=HUGGING_FACE,
+)
 FOLDER_FILES = {
     "agents": "agent_profiles.jsonl",
     "environments": "environment_profiles.jsonl",
@@ -83,9 +88,9 @@ def load_episodes(dataset: str) -> list[Episode]:
     """The episodes of any `-T dataset=` form, checked before any model call."""
     path = Path(dataset).expanduser()
     if dataset == HARD:
-        return hard_subset(read_episodes(pinned_path("official"), "official"), dataset)
-    if dataset in PINNED:
-        return read_episodes(pinned_path(dataset), dataset)
+        return hard_subset(read_episodes(SOURCE.path("official"), "official"), dataset)
+    if dataset in SOURCE.files:
+        return read_episodes(SOURCE.path(dataset), dataset)
     if dataset.startswith(("http://", "https://")):
         return read_episodes(url_path(dataset), dataset)
     if path.is_dir():
@@ -93,30 +98,6 @@ def load_episodes(dataset: str) -> list[Episode]:
     if path.suffix == ".jsonl" and path.is_file():
         return read_episodes(path, dataset)
     return load_data_file(dataset)
-
-
-def sotopia_url(name: str) -> str:
-    base = os.environ.get(URL_ENV) or DEFAULT_BASE_URL
-    return f"{base.rstrip('/')}/{PINNED[name].path}"
-
-
-def _download(pinned: PinnedFile, url: str, origin: str, name: str) -> Path:
-    folder = cache_dir() / "sotopia"
-    hints = (
-        f"  - download {url} yourself and pass -T dataset=/path/to/{pinned.base_name}\n"
-        f"  - or put it in {folder} as {pinned.file_name}\n"
-        "  - or run the bundled episodes with -T dataset=demo"
-    )
-    pin = Pin(pinned, url, folder, f"The Sotopia file {pinned.base_name}", origin, hints)
-    try:
-        return download(pin)
-    except DownloadError as error:
-        raise SotopiaDataError(name, str(error)) from None
-
-
-def pinned_path(name: str) -> Path:
-    """The verified local copy of a pinned Sotopia file, downloaded on first use."""
-    return _download(PINNED[name], sotopia_url(name), f"revision {REVISION} of {REPOSITORY}", name)
 
 
 def url_path(dataset: str) -> Path:
@@ -130,7 +111,7 @@ def url_path(dataset: str) -> Path:
             "`sha256sum FILE` prints), so that what is downloaded is what you meant.",
         )
     name = PurePosixPath(urlsplit(url).path).name or "sotopia.jsonl"
-    return _download(PinnedFile(name, digest), url, url, dataset)
+    return SOURCE.fetch(PinnedFile(name, digest), url, url)
 
 
 def _lines(path: Path, source: str) -> Iterator[tuple[int, Any]]:

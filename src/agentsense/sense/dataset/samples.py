@@ -33,11 +33,9 @@ def dataset_path(dataset: str) -> Path:
     if dataset == DEMO:
         return demo_path()
     if dataset in OFFICIAL_NAMES:
-        from agentsense.sense.dataset.official import (
-            official_path,  # only the official sources touch the network
-        )
+        from agentsense.sense.dataset.official import SOURCE  # only they touch the network
 
-        return official_path(dataset)
+        return SOURCE.path(dataset)
     path = Path(dataset).expanduser()
     if not path.is_file():
         expected = "'official', 'official_roles', 'demo', or the path of a JSONL file"
