@@ -40,9 +40,9 @@ from agentsense.analysis.log_merge import (
 )
 from agentsense.analysis.logs import READ_TASKS, TASK_KINDS, as_float, missing, panel, records
 from agentsense.analysis.sample_rows import (
+    ANSWER_COLUMNS,
     CALL_COLUMNS,
     VALUE_COLUMNS,
-    answer_frame,
     answer_rows,
     call_rows,
     goal_rows,
@@ -335,7 +335,7 @@ def load_runs(
             rows["mcqs"],
             ["log", "id", "epoch", "asker", "asker_model", "target", "target_model", "correct"],
         ),
-        answers=answer_frame(rows["answers"]),
+        answers=pd.DataFrame(rows["answers"], columns=ANSWER_COLUMNS),
         calls=_frame(rows["calls"], CALL_COLUMNS),
         values=_frame(rows["values"], VALUE_COLUMNS),
         notes=notes,
@@ -345,8 +345,7 @@ def load_runs(
 def goal_answers(paths: Sequence[str]) -> pd.DataFrame:
     """Every goal answer of AgentSense logs (files or folders), with the columns of
     `sample_rows.ANSWER_COLUMNS`."""
-    answers: pd.DataFrame = load_runs(paths).answers
-    return answers
+    return load_runs(paths).answers
 
 
 def sample_conversation(path: str, sample_id: str, epoch: int) -> tuple[Scenario, list[Turn]]:

@@ -15,12 +15,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import pandas as pd
 from inspect_ai.event import ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalSample
 
@@ -218,10 +217,6 @@ def answer_rows(context: SampleContext) -> list[dict[str, Any]]:
             }
         )
     return rows
-
-
-def answer_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    return pd.DataFrame(list(rows), columns=ANSWER_COLUMNS)
 
 
 # --- every scoring's values (judge repeats: the variance components) -----------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import takewhile
 
 import numpy as np
 import pandas as pd
@@ -69,13 +70,8 @@ class Decomposition:
     def carried_by(self, name: str) -> list[str]:
         """The levels whose variance component `name` carries (itself and the ones below it
         that are not estimable)."""
-        order = list(COMPONENTS)
-        carried = [name]
-        for below in order[order.index(name) + 1 :]:
-            if self.variances[below] is not None:
-                break
-            carried.append(below)
-        return carried
+        below = COMPONENTS[COMPONENTS.index(name) + 1 :]
+        return [name, *takewhile(lambda level: self.variances[level] is None, below)]
 
 
 def _codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
