@@ -15,7 +15,7 @@ for running the pairwise task (`agentsense labels --dataset-out` writes them int
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +33,6 @@ class Labels:
     scenario_types: dict[str, str] = field(default_factory=dict)
     goal_categories: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
     roles: dict[str, dict[str, str]] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "scenario_types": self.scenario_types,
-            "goal_categories": self.goal_categories,
-            "roles": self.roles,
-        }
 
 
 def read_labels(path: Path) -> Labels:
@@ -123,7 +116,7 @@ def export_labels(log: str, out: Path, dataset_out: Path | None = None) -> int:
         result.roles[key] = {
             name: role for name, role in (labels.get("roles") or {}).items() if role
         }
-    out.write_text(json.dumps(result.to_json(), indent=1, ensure_ascii=False), encoding="utf-8")
+    out.write_text(json.dumps(asdict(result), indent=1, ensure_ascii=False), encoding="utf-8")
     if dataset_out is not None:
         lines = [
             json.dumps(_labelled_record(scene, labels), ensure_ascii=False)
