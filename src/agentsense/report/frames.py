@@ -76,7 +76,7 @@ def check_settings(evals: pd.DataFrame, allow_mixed: bool) -> list[str]:
     return differ
 
 
-def _base_label(run: dict[str, Any]) -> str:
+def base_label(run: dict[str, Any]) -> str:
     if run["kind"] == "pairwise":
         return f"{run['sender']} × {run['receiver']}"
     if run["kind"] == "labelling":
@@ -122,7 +122,7 @@ def label_runs(evals: pd.DataFrame, allow_mixed: bool = False) -> pd.DataFrame:
     families, groups, variants, whole = [], [], [], []
     for run in records(labelled):
         variant = _suffix(run, differ)
-        family = _base_label(run) + variant + unfinished_suffix(run)
+        family = base_label(run) + variant + unfinished_suffix(run)
         with_rounds = rounds_vary and run["kind"] not in ("blind", *UNCHECKED_KINDS)
         group = f"{family} [rounds={int(run[ROUNDS])}]" if with_rounds else family
         subset = subset_suffix(run)

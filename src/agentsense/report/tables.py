@@ -383,9 +383,8 @@ def baselines(units: Units) -> pd.DataFrame:
             scored = frame[frame[metric].notna()]
             row: dict[str, object] = {"group": str(group), "metric": metric}
             row["score"] = estimate(scored, metric)
-            row["always_yes"] = _scene_mean(scored, f"always_yes_{metric}")
-            row["always_no"] = _scene_mean(scored, f"always_no_{metric}")
-            row["chance"] = _scene_mean(scored, f"chance_{metric}")
+            for baseline in ("always_yes", "always_no", "chance"):
+                row[baseline] = _scene_mean(scored, f"{baseline}_{metric}")
             own = blind[(blind["family"] == family) & blind["id"].isin(scored["id"])]
             row["blind"] = (
                 _scene_mean(own, BLIND_MCQ_ACCURACY) if metric == MCQ_ACCURACY else np.nan

@@ -34,7 +34,7 @@ from agentsense.coser import KEYS, SCORE_KEYS
 from agentsense.engine.roles import BUILDER_ROLE, CRITIC_ROLE
 from agentsense.report.document import Absent, Content, Report
 from agentsense.report.other_logs import Item, OtherLogs, items
-from agentsense.report.render import by_clusters, cell, markdown, spread
+from agentsense.report.render import DASH, by_clusters, cell, markdown, missing, percent, spread
 from agentsense.report.sections.profile import GCA_AVERAGE
 from agentsense.sense.dataset.judge_check_items import CLAIM_CASES, INJECTION_CASES
 from agentsense.sense.judge_check import JUDGE_METRICS, UNREADABLE
@@ -146,10 +146,9 @@ def judge_check_table(paths: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=JUDGE_CHECK_COLUMNS)
 
 
-def _share(value: object, n: object = None) -> str:
-    if not isinstance(value, float | int) or math.isnan(value):
-        return "–"
-    return f"{100 * value:.1f}" + (f" (n={n})" if n is not None else "")
+def _share(value: object, n: object) -> str:
+    """The share in % and its n."""
+    return DASH if missing(value) else f"{percent(value)} (n={n})"
 
 
 def judge_check_section(others: OtherLogs, report: Report) -> Content:
@@ -171,11 +170,11 @@ def judge_check_section(others: OtherLogs, report: Report) -> Content:
             others.labelled(str(r.log), str(r.log)),
             str(r.model or r.judge),
             str(r.items),
-            _share(r.accuracy),
+            percent(r.accuracy),
             _share(r.false_yes_claimed, r.claims),
             _share(r.false_yes_injected, r.injections),
             _share(r.consistency, r.perturbed),
-            _share(r.unreadable),
+            percent(r.unreadable),
         ]
         for r in table.itertuples()
     ]
