@@ -2,6 +2,8 @@
 
     python benchmarks/side_by_side.py --official GITDIR --scenes 24 --latency 1.0 0.2 --runs 3
     python benchmarks/side_by_side.py --official GITDIR --scenes 24 --latency 0.2 --processes 2
+    python benchmarks/side_by_side.py --official GITDIR --scenes 96 --latency 1.0 --processes 2 \
+        --variant "large-run recipe" --max-samples 96
     python benchmarks/side_by_side.py --options --scenes 24 --runs 3 [--baseline-src DIR]
 
 SIDE BY SIDE (`--official GITDIR`, a git directory of github.com/ljcleo/agent_sense): the
@@ -15,8 +17,11 @@ that has AutoGen 0.2.40 (`--official-python`; `../shared/tools/side-by-side` bui
 eval-parts waits for; peak RSS is the largest process's). Both talk to the project's stub
 server (`python -m agentsense.standin.stub --latency L`: persona replies; its own process, so
 its CPU is charged to neither), on the same scenes (the demo set, or N/24 copies of it with
-distinct `sample_idx`), 3 judges. Runs alternate official / agentsense, `--runs` pairs per
-latency; the table holds medians and the ratios agentsense / official.
+distinct `sample_idx`), 3 judges. `--variant NAME` (a variant of
+`benchmarks/inspect_options.json`, such as "large-run recipe") and `--max-samples N` give the
+agentsense side a configuration other than Inspect's defaults. Runs alternate official /
+agentsense, `--runs` pairs per latency; the table holds medians and the ratios agentsense /
+official.
 
 OPTIONS (`--options`): agentsense alone at L = `--options-latency` (default 0: the client's CPU
 is then all there is to measure), once per variant of `benchmarks/inspect_options.json` per
@@ -201,6 +206,7 @@ def print_run(run: Run) -> None:
 
 def side_by_side(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
     args.official_tree = official_tree(args.official, work)
+    variant = chosen_variant(args)
     rows = []
     for scenes in args.scenes:
         data = scenes_file(work, scenes)
@@ -208,11 +214,20 @@ def side_by_side(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
             runs: dict[str, list[Run]] = {"official": [], "agentsense": []}
             for _ in range(args.runs):
                 for who in runs:
-                    runs[who].append(run_once(args, who, latency, data, work))
+                    runs[who].append(run_once(args, who, latency, data, work, variant))
                     print_run(runs[who][-1])
             rows.append(summary_row(scenes, latency, runs))
     print_side_by_side(rows)
     return rows
+
+
+def chosen_variant(args: argparse.Namespace) -> Variant:
+    """agentsense's configuration for the side-by-side runs: a variant of inspect_options.json
+    (`--variant`), plus `--max-samples`."""
+    by_name = {variant.name: variant for variant in load_variants()}
+    chosen = by_name[args.variant]
+    extra = ("--max-samples", str(args.max_samples)) if args.max_samples else ()
+    return Variant("agentsense", chosen.args + extra, chosen.env)
 
 
 def summary_row(scenes: int, latency: float, runs: dict[str, list[Run]]) -> dict[str, Any]:
@@ -302,6 +317,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         default=1,
         help="run agentsense as `agentsense eval-parts --processes N` (the same total connections)",
     )
+    parser.add_argument(
+        "--variant",
+        default="defaults",
+        choices=[variant.name for variant in load_variants()],
+        help="side by side: agentsense with this variant of inspect_options.json",
+    )
+    parser.add_argument(
+        "--max-samples", type=int, help="side by side: agentsense's --max-samples (the total)"
+    )
     parser.add_argument("--json", type=Path, help="write every run's summary here")
     args = parser.parse_args(argv)
     if not args.official and not args.options:
@@ -316,7 +340,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    report: dict[str, Any] = {"load_at_start": os.getloadavg(), "processes": args.processes}
+    report: dict[str, Any] = {
+        "load_at_start": os.getloadavg(),
+        "processes": args.processes,
+        "variant": args.variant,
+        "max_samples": args.max_samples,
+    }
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         if args.official:

@@ -30,6 +30,13 @@ DEPLOY = ROOT / "deploy"
 AGENTSENSE = str(Path(sys.executable).parent / "agentsense")
 
 
+@pytest.fixture(autouse=True)
+def no_totals_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The totals Inspect's CLI reads from the environment are split too: none from outside."""
+    for name in parts.SPLIT.values():
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.mark.parametrize(
     ("total", "count"), [(64, 1), (64, 2), (64, 3), (7, 7), (10, 4), (1000, 24)]
 )
@@ -91,6 +98,26 @@ def test_the_default_is_one_part_per_core_in_inspects_log_folder(
     assert option(command, "--log-dir") == "/shared/logs"  # every part names it
 
 
+def test_the_environments_totals_are_split_too(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inspect's CLI reads INSPECT_EVAL_MAX_CONNECTIONS / _MAX_SAMPLES when the option is not
+    given: inherited by every part, each would take the whole; so each part is given its share as
+    the option instead (which Inspect's CLI prefers to the variable)."""
+    monkeypatch.setenv("INSPECT_EVAL_MAX_CONNECTIONS", "64")
+    monkeypatch.setenv("INSPECT_EVAL_MAX_SAMPLES", "10")
+    commands = dry_run(capsys, "agentsense/full", "--processes", "3")
+    assert [int(option(c, "--max-connections")) for c in commands] == [22, 21, 21]
+    assert [int(option(c, "--max-samples")) for c in commands] == [4, 3, 3]
+    # An option given beats the variable, as in Inspect's CLI.
+    commands = dry_run(capsys, "agentsense/full", "--processes", "2", "--max-connections", "8")
+    assert [int(option(c, "--max-connections")) for c in commands] == [4, 4]
+    assert [int(option(c, "--max-samples")) for c in commands] == [5, 5]
+    monkeypatch.setenv("INSPECT_EVAL_MAX_SAMPLES", "")  # empty is unset, as for Inspect's CLI
+    (command, _) = dry_run(capsys, "agentsense/full", "--processes", "2")
+    assert "--max-samples" not in command
+
+
 def test_one_part_runs_alone(capsys: pytest.CaptureFixture[str]) -> None:
     (command,) = dry_run(capsys, "agentsense/full", "--part", "2", "--processes", "4")
     assert shard(command) == "2/4"
@@ -145,21 +172,32 @@ def test_the_kubernetes_indexed_job_runs_each_part_once(tmp_path: Path) -> None:
     check_parts(argvs, count)
 
 
+CONNECTIONS, SAMPLES = parts.SPLIT.values()
+
+
 @pytest.mark.parametrize(
-    ("argv", "message"),
+    ("argv", "message", "environ"),
     [
-        (["--processes", "0"], "--processes 0: give at least 1"),
-        (["--processes", "two"], "argument --processes: invalid int value"),
-        (["--part", "2"], "--part needs --processes N"),
-        (["--processes", "2", "--part", "3"], "--part 3: give 1 <= K <= 2"),
-        (["--processes", "4", "--max-connections", "3"], "give --max-connections >= 4"),
-        (["--processes", "2", "--max-samples", "1"], "--max-samples 1 is fewer than the 2"),
-        (["--processes", "2", "-T", "shard=1/2"], "-T shard is set by eval-parts"),
+        (["--processes", "0"], "--processes 0: give at least 1", {}),
+        (["--processes", "two"], "argument --processes: invalid int value", {}),
+        (["--part", "2"], "--part needs --processes N", {}),
+        (["--processes", "2", "--part", "3"], "--part 3: give 1 <= K <= 2", {}),
+        (["--processes", "4", "--max-connections", "3"], "give --max-connections >= 4", {}),
+        (["--processes", "2", "--max-samples", "1"], "--max-samples 1 is fewer than the 2", {}),
+        (["--processes", "2", "-T", "shard=1/2"], "-T shard is set by eval-parts", {}),
+        (
+            ["--processes", "4"],
+            f"{CONNECTIONS}=3 is fewer than the 4 parts: each part needs at least one; give "
+            "--max-connections >= 4",
+            {CONNECTIONS: "3"},
+        ),
+        (["--processes", "2"], f"{SAMPLES}=many: give a whole number", {SAMPLES: "many"}),
     ],
 )
 def test_bad_arguments_stop_before_anything_is_launched(
     argv: list[str],
     message: str,
+    environ: dict[str, str],
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -167,6 +205,8 @@ def test_bad_arguments_stop_before_anything_is_launched(
         raise AssertionError("launched")
 
     monkeypatch.setattr(subprocess, "Popen", no_launch)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
     assert cli.main(["eval-parts", "agentsense/full", *argv]) == cli.EXIT_ERROR
     error = capsys.readouterr().err
     assert error.startswith("agentsense eval-parts: error: ") and message in error, error
@@ -257,8 +297,16 @@ def test_two_parts_give_the_one_process_table_one(
 ) -> None:
     dataset, table = one_process
     command = eval_parts(dataset, tmp_path / "logs", "--processes", "2", "--max-connections", "8")
-    subprocess.run(command, check=True, timeout=600)
-    assert len(list((tmp_path / "logs").glob("*.eval"))) == 2
+    # The variables Inspect's CLI reads: a total split as the option's (samples), one beaten by
+    # the option given (connections).
+    env = {**os.environ, "INSPECT_EVAL_MAX_SAMPLES": "4", "INSPECT_EVAL_MAX_CONNECTIONS": "1000"}
+    subprocess.run(command, env=env, check=True, timeout=600)
+    logs = [read_eval_log(str(p), header_only=True) for p in (tmp_path / "logs").glob("*.eval")]
+    assert len(logs) == 2
+    assert [(log.plan.config.max_connections, log.eval.config.max_samples) for log in logs] == [
+        (4, 2),
+        (4, 2),
+    ]
     assert table_one(tmp_path / "logs", tmp_path / "report") == table  # to the last digit
 
 

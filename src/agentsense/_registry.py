@@ -40,7 +40,7 @@ def smollm() -> type[ModelAPI]:
 @modelapi(name="scanner-standin")
 def scanner_standin() -> type[ModelAPI]:
     """Answers the LLM scanners' questions with the pattern rules (`agentsense.scanners`)."""
-    from agentsense.scanners.standin import PatternModel
+    from agentsense.standin.scanner import PatternModel
 
     return PatternModel
 

@@ -12,6 +12,7 @@ from typing import Any, Literal, get_args, get_origin
 
 from agentsense import tasks
 from agentsense.engine.console import wrapped
+from agentsense.engine.errors import ReportError
 from agentsense.tasks import ROWS, SIMULATION_TASKS, TASKS, Argument, TaskRow, arguments
 
 BENCHMARK_NAMES = {
@@ -97,7 +98,7 @@ def arguments_text(name: str) -> str:
     """A task's arguments as plain text for an 80-column console: a line each with its name,
     type and default, then its meaning wrapped below it."""
     if name not in ROWS:
-        raise ValueError(f"no task {name!r}; the tasks: {', '.join(sorted(ROWS))}")
+        raise ReportError(f"no task {name!r}; the tasks: {', '.join(sorted(ROWS))}")
     declared = arguments(name)
     rows = [
         (a.name, type_name(a.kind).replace("`", "").replace(" \\| ", " | "), repr(a.default))

@@ -3,6 +3,10 @@ paired regression gate for CI), `labels` (a labels file from an `agentsense/labe
 `scenarios` (a dataset from `agentsense/construct` logs), `annotate` (judges against human
 labels), `stats` (a dataset's counts) and `eval-parts` (a task as N processes, parts.py).
 
+Each command is one row of `COMMANDS`: the function adding its options and the function running
+it, whose docstring is its help (first paragraph: the line in the list of commands; the rest: the
+description above its options).
+
 Exit status: 0 success (compare: no significant regression), 1 compare found a regression
 (eval-parts: a part failed), 2 usage or input error (a message, no traceback).
 """
@@ -10,11 +14,11 @@ Exit status: 0 success (compare: no significant regression), 1 compare found a r
 from __future__ import annotations
 
 import argparse
-import contextlib
+import inspect
 import logging
 import math
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from pathlib import Path
 
@@ -34,12 +38,22 @@ def _flag(parser: argparse.ArgumentParser, name: str, help: str) -> None:
     parser.add_argument(name, action="store_true", help=help)
 
 
-def _report_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "report",
-        help="tables, figures and statistics from AgentSense logs",
-        description="Write report.md, CSV tables and PNG figures from AgentSense logs.",
+def _merge_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--scorer",
+        metavar="NAME",
+        help="read this scoring of re-judged logs (e.g. goal_completion1, appended by `inspect "
+        "score --action append`); default: all scorings, the newest first",
     )
+    _flag(
+        parser,
+        "--prefer-newest",
+        "a sample in several logs of one run with different scores: keep the newest "
+        "log's (default: refuse)",
+    )
+
+
+def report_options(parser: argparse.ArgumentParser) -> None:
     _logs(parser, "log files or folders of logs", "*")
     parser.add_argument("--out", required=True, type=Path, help="output folder (created if needed)")
     _merge_options(parser)
@@ -64,40 +78,63 @@ def _report_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     parser.add_argument("--scan", type=Path, help="an Inspect Scout scan of the logs (SCAN_DIR)")
 
 
-def _merge_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--scorer",
-        metavar="NAME",
-        help="read this scoring of re-judged logs (e.g. goal_completion1, appended by `inspect "
-        "score --action append`); default: all scorings, the newest first",
+def run_report(args: argparse.Namespace) -> int:
+    """tables, figures and statistics from AgentSense logs
+
+    Write report.md, CSV tables and PNG figures from AgentSense logs."""
+    from agentsense.engine.console import wrapped
+    from agentsense.engine.errors import ReportError
+    from agentsense.report.out_folder import check_out
+
+    if not args.logs:
+        raise ReportError("no log given: pass log files or folders of logs (e.g. logs/).")
+    check_out(args.out)
+    from agentsense.report.assemble import write_report
+    from agentsense.report.document import ReportOptions
+
+    sheets = [path for path in args.labels if path.suffix.lower() == ".csv"]
+    labels = [path for path in args.labels if path not in sheets]
+    if len(sheets) > 1 or len(labels) > 1:
+        raise ReportError("--labels: at most one labels file (JSON) and one sheet (CSV).")
+    options = ReportOptions(
+        out=args.out,
+        allow_mixed=args.allow_mixed,
+        labels=labels[0] if labels else None,
+        annotations=sheets[0] if sheets else None,
+        sensitivity_metric=args.sensitivity_metric,
+        alpha=args.alpha,
+        scorer=args.scorer,
+        prefer_newest=args.prefer_newest,
+        figures=not args.no_figures,
+        scan=args.scan,
     )
-    _flag(
-        parser,
-        "--prefer-newest",
-        "a sample in several logs of one run with different scores: keep the newest "
-        "log's (default: refuse)",
+    report = write_report(args.logs, options)
+    for line in report.unfinished:
+        print(wrapped(line, "UNFINISHED: "))
+    for line in report.runs:
+        print(f"Run: {line}")
+    for note in report.notes:
+        print(f"Note: {note}")
+    for line in report.left_out():
+        print(f"Left out: {line}")
+    print(
+        f"Wrote {args.out / 'report.md'}: {len(report.sections)} sections, "
+        f"{len(report.tables)} tables, {len(report.figures)} figures."
     )
+    return EXIT_OK
 
 
-def _compare_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "compare",
-        help="paired regression test of NEW against BASE (CI gate)",
-        description="Pair samples by (id, epoch) and test whether NEW is worse "
-        "than BASE by more than --max-drop.",
-    )
+def compare_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "sides",
         nargs="*",
         metavar="BASE NEW",
         help="baseline and new: a log or a folder each (or use --base/--new for several)",
     )
-    parser.add_argument(
-        "--base", nargs="+", default=[], metavar="LOG_OR_DIR", help="baseline logs of one run"
-    )
-    parser.add_argument(
-        "--new", nargs="+", default=[], metavar="LOG_OR_DIR", help="new logs of one run"
-    )
+    for side, name in (("--base", "baseline"), ("--new", "new")):
+        parser.add_argument(
+            side, nargs="+", default=[], metavar="LOG_OR_DIR", help=f"{name} logs of one run"
+        )
     _merge_options(parser)
     parser.set_defaults(usage_error=parser.error)
     parser.add_argument(
@@ -149,147 +186,6 @@ def _compare_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     )
 
 
-def _labels_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "labels",
-        help="export the labels of an agentsense/labelling log",
-        description="Write the labels of an agentsense/labelling log as JSON "
-        "(for `agentsense report --labels`).",
-    )
-    parser.add_argument("log", metavar="LOG", help="log of agentsense/labelling")
-    parser.add_argument("--out", required=True, type=Path, help="labels file to write (JSON)")
-    parser.add_argument(
-        "--dataset-out",
-        type=Path,
-        help="also write the labelled scenes as JSONL (with roles, categories, types)",
-    )
-
-
-def _scenarios_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "scenarios",
-        help="export the scenarios built by agentsense/construct as a dataset (JSONL)",
-        description="Write the scenarios of agentsense/construct logs as a JSONL dataset "
-        "(official schema plus provenance), validated before it is written; optionally write "
-        "or apply a human-validation sheet (paper App. A.3).",
-    )
-    _logs(parser, "construct logs or folders of logs", "+")
-    parser.add_argument("--out", type=Path, help="dataset file to write (JSONL)")
-    parser.add_argument("--review", type=Path, help="write a validation sheet (CSV) to fill")
-    parser.add_argument("--accept", type=Path, help="apply a filled validation sheet (CSV)")
-
-
-def _args_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "args",
-        help="list a task's arguments (-T name=value) with types, defaults and meaning",
-        description="List the task arguments of agentsense/TASK (or of every task).",
-    )
-    parser.add_argument("task", nargs="?", metavar="TASK", help="e.g. full (default: all)")
-
-
-def _annotate_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "annotate",
-        help="judges against human labels (paper App. D.1, Table 6)",
-        description="Without --labels: sample judged scenes and write a sheet to fill (CSV, one "
-        "row per judge question). With --labels: read the filled sheet and write each judge's "
-        "agreement with the people, and the annotators' own.",
-    )
-    _logs(parser, "logs of agentsense/goal, full or pairwise", "+")
-    parser.add_argument(
-        "--out", required=True, type=Path, help="sheet to write (CSV), or with --labels a folder"
-    )
-    parser.add_argument("--labels", type=Path, metavar="SHEET", help="a filled sheet (CSV)")
-    parser.add_argument(
-        "--sample",
-        type=Path,
-        metavar="FILE",
-        help="the sheet's sample record (default: SHEET.sample.json beside the sheet)",
-    )
-    # Defaults (100 scenes as the paper, seed 0, 3 annotators) live in analysis.annotation,
-    # which imports pandas: resolved in run_annotate so the CLI starts fast.
-    parser.add_argument("--scenes", type=int, help="scenes to sample (default 100, as the paper)")
-    parser.add_argument("--seed", type=int, help="sampling seed (default 0)")
-    parser.add_argument(
-        "--annotators",
-        type=int,
-        help="empty annotator columns in the sheet (default 3; add or remove freely)",
-    )
-    _merge_options(parser)
-
-
-def _stats_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "stats",
-        help="a dataset's counts per source script (paper Table 3, Figure 4a)",
-        description="Count templates, scenarios, characters, goals by ERG category, scenario "
-        "types, private information and MCQs per source script (or the dataset); print them as "
-        "Markdown and, with --out, write stats.md, CSVs and a figure.",
-    )
-    parser.add_argument(
-        "dataset", metavar="DATASET", help="demo, official, official_roles, or a JSONL file"
-    )
-    parser.add_argument("--out", type=Path, help="folder for stats.md, the CSVs and the figure")
-
-
-def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(prog="agentsense", description=__doc__.split("\n\n")[0])
-    commands = root.add_subparsers(dest="command", required=True)
-    _report_parser(commands)
-    _compare_parser(commands)
-    _labels_parser(commands)
-    _scenarios_parser(commands)
-    _args_parser(commands)
-    _annotate_parser(commands)
-    _stats_parser(commands)
-    parts.add_parser(commands)
-    return root
-
-
-def run_report(args: argparse.Namespace) -> int:
-    from agentsense.engine.console import wrapped
-    from agentsense.engine.errors import ReportError
-    from agentsense.report.out_folder import check_out
-
-    if not args.logs:
-        raise ReportError("no log given: pass log files or folders of logs (e.g. logs/).")
-    check_out(args.out)
-    from agentsense.report.assemble import write_report
-    from agentsense.report.document import ReportOptions
-
-    sheets = [path for path in args.labels if path.suffix.lower() == ".csv"]
-    labels = [path for path in args.labels if path not in sheets]
-    if len(sheets) > 1 or len(labels) > 1:
-        raise ReportError("--labels: at most one labels file (JSON) and one sheet (CSV).")
-    options = ReportOptions(
-        out=args.out,
-        allow_mixed=args.allow_mixed,
-        labels=labels[0] if labels else None,
-        annotations=sheets[0] if sheets else None,
-        sensitivity_metric=args.sensitivity_metric,
-        alpha=args.alpha,
-        scorer=args.scorer,
-        prefer_newest=args.prefer_newest,
-        figures=not args.no_figures,
-        scan=args.scan,
-    )
-    report = write_report(args.logs, options)
-    for line in report.unfinished:
-        print(wrapped(line, "UNFINISHED: "))
-    for line in report.runs:
-        print(f"Run: {line}")
-    for note in report.notes:
-        print(f"Note: {note}")
-    for line in report.left_out():
-        print(f"Left out: {line}")
-    print(
-        f"Wrote {args.out / 'report.md'}: {len(report.sections)} sections, "
-        f"{len(report.tables)} tables, {len(report.figures)} figures."
-    )
-    return EXIT_OK
-
-
 def compare_sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
     """BASE NEW as two positionals, or --base ... --new ... (several logs or folders each).
     A wrong combination is a usage error (usage and one line, exit 2)."""
@@ -308,6 +204,10 @@ def compare_sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
 
 
 def run_compare(args: argparse.Namespace) -> int:
+    """paired regression test of NEW against BASE (CI gate)
+
+    Pair samples by (id, epoch) and test whether NEW is worse than BASE by more than
+    --max-drop."""
     from agentsense.engine.console import wrapped
     from agentsense.report.compare import CompareOptions, compare, comparison_frame, comparison_text
 
@@ -358,7 +258,21 @@ def run_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def labels_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("log", metavar="LOG", help="log of agentsense/labelling")
+    parser.add_argument("--out", required=True, type=Path, help="labels file to write (JSON)")
+    parser.add_argument(
+        "--dataset-out",
+        type=Path,
+        help="also write the labelled scenes as JSONL (with roles, categories, types)",
+    )
+
+
 def run_labels(args: argparse.Namespace) -> int:
+    """export the labels of an agentsense/labelling log
+
+    Write the labels of an agentsense/labelling log as JSON (for `agentsense report
+    --labels`)."""
     from agentsense.report.labels import export_labels
 
     count = export_labels(args.log, args.out, args.dataset_out)
@@ -366,22 +280,25 @@ def run_labels(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def scenarios_options(parser: argparse.ArgumentParser) -> None:
+    _logs(parser, "construct logs or folders of logs", "+")
+    parser.add_argument("--out", type=Path, help="dataset file to write (JSONL)")
+    parser.add_argument("--review", type=Path, help="write a validation sheet (CSV) to fill")
+    parser.add_argument("--accept", type=Path, help="apply a filled validation sheet (CSV)")
+
+
 def run_scenarios(args: argparse.Namespace) -> int:
+    """export the scenarios built by agentsense/construct as a dataset (JSONL)
+
+    Write the scenarios of agentsense/construct logs as a JSONL dataset (official schema plus
+    provenance), validated before it is written; optionally write or apply a human-validation
+    sheet (paper App. A.3)."""
     from agentsense.construction.export import export_scenarios, summary
-    from agentsense.engine.sheets import SheetError
-    from agentsense.sense.dataset.validation import DatasetError
+    from agentsense.engine.errors import ReportError
 
     if args.out is None and args.review is None:
-        print(
-            "agentsense scenarios: error: give --out FILE.jsonl and/or --review FILE.csv",
-            file=sys.stderr,
-        )
-        return EXIT_ERROR
-    try:
-        export = export_scenarios(args.logs, args.out, args.review, args.accept)
-    except (SheetError, DatasetError) as error:
-        print(f"agentsense scenarios: error: {error}", file=sys.stderr)
-        return EXIT_ERROR
+        raise ReportError("give --out FILE.jsonl and/or --review FILE.csv")
+    export = export_scenarios(args.logs, args.out, args.review, args.accept)
     print("\n".join(summary(export)))
     if args.review is not None:
         print(f"Wrote the validation sheet {args.review}.")
@@ -390,20 +307,52 @@ def run_scenarios(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def args_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("task", nargs="?", metavar="TASK", help="e.g. full (default: all)")
+
+
 def run_args(args: argparse.Namespace) -> int:
+    """list a task's arguments (-T name=value) with types, defaults and meaning
+
+    List the task arguments of agentsense/TASK (or of every task)."""
     from agentsense.arguments import arguments_text
     from agentsense.tasks import __all__ as task_names
 
-    try:
-        names = [args.task] if args.task else list(task_names)
-        print("\n\n".join(arguments_text(name.removeprefix("agentsense/")) for name in names))
-    except ValueError as error:
-        print(f"agentsense args: error: {error}", file=sys.stderr)
-        return EXIT_ERROR
+    names = [args.task] if args.task else list(task_names)
+    print("\n\n".join(arguments_text(name.removeprefix("agentsense/")) for name in names))
     return EXIT_OK
 
 
+def annotate_options(parser: argparse.ArgumentParser) -> None:
+    _logs(parser, "logs of agentsense/goal, full or pairwise", "+")
+    parser.add_argument(
+        "--out", required=True, type=Path, help="sheet to write (CSV), or with --labels a folder"
+    )
+    parser.add_argument("--labels", type=Path, metavar="SHEET", help="a filled sheet (CSV)")
+    parser.add_argument(
+        "--sample",
+        type=Path,
+        metavar="FILE",
+        help="the sheet's sample record (default: SHEET.sample.json beside the sheet)",
+    )
+    # Defaults (100 scenes as the paper, seed 0, 3 annotators) live in analysis.annotation,
+    # which imports pandas: resolved in run_annotate so the CLI starts fast.
+    parser.add_argument("--scenes", type=int, help="scenes to sample (default 100, as the paper)")
+    parser.add_argument("--seed", type=int, help="sampling seed (default 0)")
+    parser.add_argument(
+        "--annotators",
+        type=int,
+        help="empty annotator columns in the sheet (default 3; add or remove freely)",
+    )
+    _merge_options(parser)
+
+
 def run_annotate(args: argparse.Namespace) -> int:
+    """judges against human labels (paper App. D.1, Table 6)
+
+    Without --labels: sample judged scenes and write a sheet to fill (CSV, one row per judge
+    question). With --labels: read the filled sheet and write each judge's agreement with the
+    people, and the annotators' own."""
     from agentsense.analysis import annotation
     from agentsense.analysis.log_reader import load_runs
     from agentsense.report.annotate import (
@@ -433,15 +382,22 @@ def run_annotate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def stats_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "dataset", metavar="DATASET", help="demo, official, official_roles, or a JSONL file"
+    )
+    parser.add_argument("--out", type=Path, help="folder for stats.md, the CSVs and the figure")
+
+
 def run_stats(args: argparse.Namespace) -> int:
-    from agentsense.engine.errors import PrerequisiteError
+    """a dataset's counts per source script (paper Table 3, Figure 4a)
+
+    Count templates, scenarios, characters, goals by ERG category, scenario types, private
+    information and MCQs per source script (or the dataset); print them as Markdown and, with
+    --out, write stats.md, CSVs and a figure."""
     from agentsense.report.dataset_counts import counts_markdown, dataset_counts, write_counts
 
-    try:
-        result = dataset_counts(args.dataset)
-    except PrerequisiteError as error:  # a bad dataset file lists every bad record
-        print(f"agentsense stats: error: {error}", file=sys.stderr)
-        return EXIT_ERROR
+    result = dataset_counts(args.dataset)  # a bad dataset file: an error listing every bad record
     print(counts_markdown(result))
     if args.out is not None:
         files = write_counts(result, args.out)
@@ -449,41 +405,47 @@ def run_stats(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {
-    "report": run_report,
-    "compare": run_compare,
-    "labels": run_labels,
-    "scenarios": run_scenarios,
-    "args": run_args,
-    "annotate": run_annotate,
-    "stats": run_stats,
-    "eval-parts": parts.run,
+Options = Callable[[argparse.ArgumentParser], None]
+Run = Callable[[argparse.Namespace], int]
+COMMANDS: dict[str, tuple[Options, Run]] = {
+    "report": (report_options, run_report),
+    "compare": (compare_options, run_compare),
+    "labels": (labels_options, run_labels),
+    "scenarios": (scenarios_options, run_scenarios),
+    "args": (args_options, run_args),
+    "annotate": (annotate_options, run_annotate),
+    "stats": (stats_options, run_stats),
+    "eval-parts": (parts.options, parts.run),
 }
 
 
-@contextlib.contextmanager
-def inspect_errors_only() -> Iterator[None]:
-    """Inspect's own log lines (it logs while reading logs) kept off a command's output but for
-    errors, for the command's duration: the process's settings are left as they were."""
-    logger = logging.getLogger("inspect_ai")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="agentsense", description=__doc__.split("\n\n")[0])
+    commands = root.add_subparsers(dest="command", required=True)
+    for name, (options, run) in COMMANDS.items():
+        help, _, description = inspect.cleandoc(run.__doc__ or name).partition("\n\n")
+        options(commands.add_parser(name, help=help, description=description or help))
+    return root
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    from agentsense.engine.errors import ReportError
+    from agentsense.engine.errors import PrerequisiteError, ReportError
+    from agentsense.engine.sheets import SheetError
 
-    with inspect_errors_only():
-        try:
-            return COMMANDS[args.command](args)
-        except ReportError as error:
-            print(f"agentsense {args.command}: error: {error}", file=sys.stderr)
-            return EXIT_ERROR
+    # Inspect logs while it reads logs: its lines kept off the command's output but for errors,
+    # for the command's duration (the process's settings are left as they were).
+    logger = logging.getLogger("inspect_ai")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        return COMMANDS[args.command][1](args)
+    # bad input to a command (a dataset's bad records, a sheet's bad rows): its message alone
+    except (ReportError, PrerequisiteError, SheetError) as error:
+        print(f"agentsense {args.command}: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    finally:
+        logger.setLevel(level)
 
 
 if __name__ == "__main__":

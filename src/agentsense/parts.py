@@ -1,8 +1,10 @@
 """`agentsense eval-parts TASK`: one task run as N parts, each an `inspect eval TASK -T shard=k/N`
 process, so that a run uses every core of a machine, or one part per Slurm array index or
 Kubernetes completion index (`--part K`, deploy/). The parts share the server's capacity
-(`--max-connections` and `--max-samples` are totals, split across the parts) and one log folder;
-`agentsense report` and `compare` read their logs as one run (analysis/log_merge.py).
+(`--max-connections` and `--max-samples` are totals, split across the parts, and so are the
+`INSPECT_EVAL_MAX_CONNECTIONS` and `INSPECT_EVAL_MAX_SAMPLES` Inspect's CLI reads when the option
+is not given) and one log folder; `agentsense report` and `compare` read their logs as one run
+(analysis/log_merge.py).
 
 Why a standard runner (subprocesses of Inspect's own CLI) rather than Inspect's eval-set worker
 mode: that mode lives in the private `inspect_ai._eval.eval_set_selection`, which this project
@@ -18,7 +20,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -27,31 +29,26 @@ from agentsense.engine.errors import ReportError
 
 EXIT_OK = 0
 EXIT_PART_FAILED = 1
-# Options whose value is the whole run's and is split across the parts.
-SPLIT = ("--max-connections", "--max-samples")
+# The options whose value is the whole run's, split across the parts, and the variable Inspect's
+# CLI reads each from when it is not given (left to the parts, each would take it whole).
+SPLIT = {
+    "--max-connections": "INSPECT_EVAL_MAX_CONNECTIONS",
+    "--max-samples": "INSPECT_EVAL_MAX_SAMPLES",
+}
 
 
 @dataclass(frozen=True)
 class Plan:
-    """What `eval-parts` runs: the task, the parts (1-based), and each part's command."""
+    """What `eval-parts` runs: the parts (1-based) of `processes`, and each part's command."""
 
-    task: str
     processes: int
     parts: tuple[int, ...]
     log_dir: str
     commands: dict[int, list[str]]
-    dry_run: bool = False
-    connections_given: bool = True
+    dry_run: bool
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "eval-parts",
-        help="run a task as N parts (-T shard=k/N), one process each: every core, or a cluster",
-        description="Run `inspect eval TASK` as N processes, part k running -T shard=k/N; "
-        "--max-connections and --max-samples are the whole run's and are split across the "
-        "parts; all parts write to one --log-dir. Any other option goes to `inspect eval`.",
-    )
+def options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("task", metavar="TASK", help="e.g. agentsense/full")
     _own_options(parser)
     parser.add_argument(
@@ -77,31 +74,29 @@ def _own_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _option_parser() -> argparse.ArgumentParser:
-    """Our options and the ones we split, wherever they stand among `inspect eval`'s."""
-    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
-    _own_options(parser)
-    for name in SPLIT:
-        parser.add_argument(name, type=int)
-    parser.add_argument("--log-dir")
-    return parser
-
-
 def split(total: int, parts: int) -> list[int]:
     """`total` as `parts` shares that differ by at most one (the first ones get the remainder)."""
     base, extra = divmod(total, parts)
     return [base + (1 if k < extra else 0) for k in range(parts)]
 
 
-def plan(task: str, arguments: Sequence[str], cpu_count: int | None = None) -> Plan:
-    """Each part's command from the command line, or a ReportError naming the bad argument."""
-    try:
-        ours, passed = _option_parser().parse_known_args(list(arguments))
+def from_args(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> Plan:
+    """Each part's command from a parsed `agentsense eval-parts` command line, or a ReportError
+    naming the bad argument. The options after TASK are read again: ours and the ones the parts
+    share stand anywhere among `inspect eval`'s (argparse leaves all after TASK to `options`)."""
+    reader = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
+    _own_options(reader)
+    for name in SPLIT:
+        reader.add_argument(name, type=int, dest=name)
+    reader.add_argument("--log-dir", default=environ.get("INSPECT_LOG_DIR") or "./logs")
+    reader.add_argument("--display", default="none")  # N live displays would garble one terminal
+    try:  # into a copy of `args`: an option given before TASK holds unless given again after it
+        ours, passed = reader.parse_known_args(args.options, argparse.Namespace(**vars(args)))
     except argparse.ArgumentError as error:
         raise ReportError(f"{error}: give a whole number") from None
-    if any(a.startswith("shard=") for a in passed) or any("-T=shard=" in a for a in passed):
+    if any(a.startswith("shard=") or "-T=shard=" in a for a in passed):
         raise ReportError("-T shard is set by eval-parts (part k runs shard=k/N): remove it")
-    processes = ours.processes if ours.processes is not None else (cpu_count or 1)
+    processes = ours.processes if ours.processes is not None else (os.cpu_count() or 1)
     if processes < 1:
         raise ReportError(f"--processes {processes}: give at least 1")
     if ours.part is not None:
@@ -110,62 +105,57 @@ def plan(task: str, arguments: Sequence[str], cpu_count: int | None = None) -> P
             raise ReportError("--part needs --processes N: the number of parts of the whole run")
         if not 1 <= ours.part <= processes:
             raise ReportError(f"--part {ours.part}: give 1 <= K <= {processes} (--processes)")
-    shares = {name: _shares(name, getattr(ours, _dest(name)), processes) for name in SPLIT}
-    log_dir = ours.log_dir or os.environ.get("INSPECT_LOG_DIR") or "./logs"
+    shares = {name: _shares(name, vars(ours)[name], processes, environ) for name in SPLIT}
     parts = (ours.part,) if ours.part is not None else tuple(range(1, processes + 1))
-    if "--display" not in passed and not any(a.startswith("--display=") for a in passed):
-        passed += ["--display", "none"]  # N live displays on one terminal would garble it
     commands = {}
     for k in parts:
-        command = ["inspect", "eval", task, "-T", f"shard={k}/{processes}", *passed]
+        command = ["inspect", "eval", args.task, "-T", f"shard={k}/{processes}"]
+        command += ["--display", ours.display, *passed]
         for name, values in shares.items():
-            if values:
-                command += [name, str(values[k - 1])]
-        commands[k] = [*command, "--log-dir", log_dir]
-    given = ours.max_connections is not None
-    return Plan(task, processes, parts, log_dir, commands, ours.dry_run, given)
+            command += [name, str(values[k - 1])] if values else []
+        commands[k] = [*command, "--log-dir", ours.log_dir]
+    return Plan(processes, parts, ours.log_dir, commands, ours.dry_run)
 
 
-def _dest(name: str) -> str:
-    return name.lstrip("-").replace("-", "_")
-
-
-def _shares(name: str, total: int | None, processes: int) -> list[int]:
+def _shares(name: str, given: int | None, processes: int, environ: Mapping[str, str]) -> list[int]:
+    """The parts' shares of the run's total: the option's, else its variable's, else none."""
+    variable = SPLIT[name]
+    total, source = given, f"{name} {given}"
+    if given is None and environ.get(variable):
+        source = f"{variable}={environ[variable]}"
+        try:
+            total = int(environ[variable])
+        except ValueError:
+            raise ReportError(f"{source}: give a whole number (the run's {name})") from None
     if total is None:
         return []
     if total < processes:
         raise ReportError(
-            f"{name} {total} is fewer than the {processes} parts: each part needs at least one; "
+            f"{source} is fewer than the {processes} parts: each part needs at least one; "
             f"give {name} >= {processes} or --processes <= {max(total, 1)}"
         )
     return split(total, processes)
 
 
-def from_args(args: argparse.Namespace) -> Plan:
-    """The plan of a parsed `agentsense eval-parts` command line."""
-    arguments = list(args.options)
-    for name in ("processes", "part"):
-        if getattr(args, name) is not None:
-            arguments += [f"--{name}", str(getattr(args, name))]
-    if args.dry_run:
-        arguments.append("--dry-run")
-    return plan(args.task, arguments, os.cpu_count())
-
-
 def run(args: argparse.Namespace) -> int:
-    """The `eval-parts` command: plan, then print (--dry-run) or run every part to its end."""
-    the_plan = from_args(args)
-    if the_plan.dry_run:
-        for k in the_plan.parts:
-            print(shlex.join(the_plan.commands[k]))
+    """run a task as N parts (-T shard=k/N), one process each: every core, or a cluster
+
+    Run `inspect eval TASK` as N processes, part k running -T shard=k/N; --max-connections and
+    --max-samples are the whole run's and are split across the parts (so are
+    INSPECT_EVAL_MAX_CONNECTIONS and INSPECT_EVAL_MAX_SAMPLES when the option is not given:
+    each part gets its share as the option); all parts write to one --log-dir. Any other option
+    goes to `inspect eval`."""
+    plan = from_args(args)
+    if plan.dry_run:
+        print("\n".join(shlex.join(plan.commands[k]) for k in plan.parts))
         return EXIT_OK
-    if not the_plan.connections_given:
+    if "--max-connections" not in plan.commands[plan.parts[0]]:
         print(
             "agentsense eval-parts: note: no --max-connections: each part uses the provider's "
-            f"default, so the server may see {the_plan.processes} times it",
+            f"default, so the server may see {plan.processes} times it",
             file=sys.stderr,
         )
-    return _launch(the_plan)
+    return _launch(plan)
 
 
 def _inspect() -> str:
@@ -176,23 +166,23 @@ def _inspect() -> str:
     return found
 
 
-def _launch(the_plan: Plan) -> int:
+def _launch(plan: Plan) -> int:
     inspect = _inspect()
     started = time.time()
-    running = {k: subprocess.Popen([inspect, *the_plan.commands[k][1:]]) for k in the_plan.parts}
-    for k in the_plan.parts:
-        print(f"part {k}/{the_plan.processes}: started (pid {running[k].pid})", file=sys.stderr)
+    running = {k: subprocess.Popen([inspect, *plan.commands[k][1:]]) for k in plan.parts}
+    for k in plan.parts:
+        print(f"part {k}/{plan.processes}: started (pid {running[k].pid})", file=sys.stderr)
     failed: dict[int, PartLog | None] = {}
     for k, process in running.items():
         code = _wait(process)
-        log = part_log(the_plan.log_dir, f"{k}/{the_plan.processes}", started)
+        log = part_log(plan.log_dir, f"{k}/{plan.processes}", started)
         status = log.status if log else "no log found"
-        print(f"part {k}/{the_plan.processes}: exit {code}, log {status}", file=sys.stderr)
+        print(f"part {k}/{plan.processes}: exit {code}, log {status}", file=sys.stderr)
         # `inspect eval` exits 0 when the eval ends in error: only the log's status says it.
         if code != 0 or log is None or log.status != "success":
             failed[k] = log
     for k, log in failed.items():
-        print(_resume_line(the_plan, k, log))
+        print(_resume_line(plan, k, log))
     return EXIT_PART_FAILED if failed else EXIT_OK
 
 
@@ -205,24 +195,15 @@ def _wait(process: subprocess.Popen[bytes]) -> int:
             continue
 
 
-def _resume_line(the_plan: Plan, k: int, log: PartLog | None) -> str:
+def _resume_line(plan: Plan, k: int, log: PartLog | None) -> str:
     if log is None:
         # It stopped before its run (a bad option, no scene of --sample-id in its shard), and
-        # `--display none` hides why: the line to see it.
-        again = shlex.join(_display(the_plan.commands[k], "plain"))
-        return f"part {k}: no log written; see why with: {again}"
-    return f"part {k}: resume with: {shlex.join(['inspect', 'eval-retry', log.location])} " + (
-        f"--log-dir {shlex.quote(the_plan.log_dir)}"
-    )
-
-
-def _display(command: list[str], display: str) -> list[str]:
-    """`command` with `--display display` in place of its own."""
-    kept = [a for a in command if not a.startswith("--display=")]
-    if "--display" in kept:
-        at = kept.index("--display")
-        del kept[at : at + 2]
-    return [*kept[:3], "--display", display, *kept[3:]]
+        # `--display none` hides why: the line to see it (every command names --display once).
+        again = list(plan.commands[k])
+        again[again.index("--display") + 1] = "plain"
+        return f"part {k}: no log written; see why with: {shlex.join(again)}"
+    retry = ["inspect", "eval-retry", log.location, "--log-dir", plan.log_dir]
+    return f"part {k}: resume with: {shlex.join(retry)}"
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,11 @@ This module registers the two tasks' scorers and metric with Inspect by name (se
 
 from __future__ import annotations
 
+import math
+
 from inspect_ai.scorer import Metric, SampleScore, Scorer, mean, metric, scorer
 
+from agentsense.sense.metrics import score_values
 from agentsense.sense.score_keys import LABEL_AGREEMENTS
 
 COUNT_KEYS = ("scenes_kept", "templates", "scenarios", "mcqs", "repairs", "dropped")
@@ -21,9 +24,7 @@ def totals() -> Metric:
     keys are then printed bare, not as `agentsense/total`, and fit an 80-column console."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        from agentsense.construction.construct_solver import totals_metric
-
-        return totals_metric()(scores)
+        return {key: math.fsum(score_values(s)[key] for s in scores) for key in COUNT_KEYS}
 
     return compute
 

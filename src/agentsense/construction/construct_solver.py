@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import re
-from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
 from inspect_ai.dataset import Sample
 from inspect_ai.model import GenerateConfig, ModelOutput, get_model
-from inspect_ai.scorer import SampleScore, Score, Scorer, Target
+from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, store_as
 from pydantic import Field
@@ -35,7 +33,6 @@ from agentsense.construction.screenplay import (
 from agentsense.construction.screenplay_scenes import has_interaction
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.roles import BUILDER_ROLE
-from agentsense.sense.metrics import score_values
 
 logger = logging.getLogger(__name__)
 
@@ -143,16 +140,6 @@ def build_scenarios(settings: BuildSettings, temperature: float, max_tokens: int
         return state
 
     return solve
-
-
-def totals_metric() -> Callable[[list[SampleScore]], dict[str, float]]:
-    """Every count summed over scripts. One metric over the whole score (not one per key): its
-    keys are then printed bare, not as `agentsense/total`, and fit an 80-column console."""
-
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        return {key: math.fsum(score_values(s)[key] for s in scores) for key in COUNT_KEYS}
-
-    return compute
 
 
 def counts_scorer() -> Scorer:

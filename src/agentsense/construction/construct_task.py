@@ -23,7 +23,7 @@ from agentsense.construction.construct_solver import (
     script_sample,
 )
 from agentsense.engine.strict import task_settings
-from agentsense.engine.version import eval_version
+from agentsense.engine.version import versioned
 
 
 def construct(**values: Any) -> Task:
@@ -35,11 +35,7 @@ def construct(**values: Any) -> Task:
         dataset=MemoryDataset([script_sample(p) for p in plays], name="agentsense-construct"),
         solver=build_scenarios(settings, values["temperature"], values["max_tokens"]),
         scorer=build_counts(),
-        version=eval_version().comparability_version,
-        metadata={
-            "construction": settings.model_dump(),
-            "scripts": scripts,
-            "scripts_dropped": dropped,
-            **eval_version().to_metadata(),
-        },
+        **versioned(
+            {"construction": settings.model_dump(), "scripts": scripts, "scripts_dropped": dropped}
+        ),
     )

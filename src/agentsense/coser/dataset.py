@@ -22,20 +22,18 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
-from pydantic import ValidationError
 
 from agentsense.coser.compared_texts import reference_text
 from agentsense.coser.record import Circumstance
 from agentsense.engine.cache import cache_dir
 from agentsense.engine.download import DownloadError, Pin, PinnedFile, download
-from agentsense.engine.errors import PrerequisiteError
-from agentsense.sense.dataset.validation import FITS, MAX_REPORTED, DatasetError, schema_of
+from agentsense.engine.errors import DataError, data_file, field_problems
+from agentsense.sense.dataset.validation import FITS, schema_of
 
 REPOSITORY = "Neph0s/CoSER"
 COMMIT = "624efc50db7be3a4e37cec6a1c58ed434dc9f2ce"
 DEFAULT_BASE_URL = f"https://raw.githubusercontent.com/{REPOSITORY}/{COMMIT}"
 URL_ENV = "AGENTSENSE_COSER_URL"
-DEMO = "demo"
 
 
 # Looked up at call time, so tests can swap an entry for a synthetic file.
@@ -53,18 +51,8 @@ PINNED: dict[str, PinnedFile] = {
 }
 
 
-class GCADataError(DatasetError):
+class GCADataError(DataError):
     """A CoSER data file that cannot be used: not downloadable, not verified, or bad records."""
-
-    def __init__(self, source: str, message: str, problems: list[str] | None = None) -> None:
-        lines = problems or []
-        shown = "".join(f"\n  - {line}" for line in lines[:MAX_REPORTED])
-        more = len(lines) - MAX_REPORTED
-        tail = f"\n  ... and {more} more" if more > 0 else ""
-        PrerequisiteError.__init__(self, f"{message}{shown}{tail}")
-        self.path = source
-        self.problems = []
-        self.record_problems = lines
 
 
 def demo_path() -> Path:
@@ -93,49 +81,19 @@ def pinned_path(name: str) -> Path:
 
 
 def dataset_path(dataset: str) -> Path:
-    if dataset == DEMO:
-        return demo_path()
     if dataset in PINNED:
         return pinned_path(dataset)
-    path = Path(dataset).expanduser()
-    if not path.is_file():
-        raise GCADataError(
-            dataset,
-            f"-T dataset={dataset!r} is neither 'official', 'example', 'demo' nor a JSON file "
-            "that exists.",
-        )
-    return path
-
-
-def _field(loc: tuple[int | str, ...]) -> str:
-    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
+    expected = "'official', 'example', 'demo' nor a JSON file that exists."
+    return data_file(dataset, demo_path(), GCADataError, expected)
 
 
 def _record_problems(index: int, raw: Any) -> list[str]:
     """`record 3 (Book-70-0): field `plot.summary`: missing, ...` for every bad field."""
-    if not isinstance(raw, dict):
-        return [f"record {index}: found {type(raw).__name__}; expected an object"]
-    try:
-        Circumstance.model_validate(raw)
-    except ValidationError as error:
-        label = f"record {index}"
-        if all(isinstance(raw.get(key), (str, int)) for key in ("book", "i_p", "i_c")):
-            label += f" ({raw['book']}-{raw['i_p']}-{raw['i_c']})"
-        lines = []
-        for item in error.errors(include_url=False):
-            found = (
-                "missing; the GCA protocol needs it"
-                if item["type"] == "missing"
-                else f"{item['msg']} (found {_short(item.get('input'))})"
-            )
-            lines.append(f"{label}: field `{_field(item['loc'])}`: {found}")
-        return lines
-    return []
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    label = f"record {index}"
+    key = [raw.get(k) for k in ("book", "i_p", "i_c")] if isinstance(raw, dict) else [None]
+    if all(isinstance(part, (str, int)) for part in key):
+        label += f" ({'-'.join(map(str, key))})"
+    return field_problems(label, Circumstance, raw, missing="missing; the GCA protocol needs it")
 
 
 def _first_record(text: str) -> Any:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.solver import TaskState
-from inspect_ai.util import store_as
 
 from agentsense.coser import KEYS as BOOK_KEYS
 from agentsense.coser import REFERENCE_FREE
@@ -19,7 +18,7 @@ from agentsense.coser import prompts as coser_prompts
 from agentsense.coser.compared_texts import simulation_text
 from agentsense.coser.scorer import critic_scores, explanation, profiles_text, run_critics
 from agentsense.coser.simulation import GCASettings, role_model
-from agentsense.engine.conversation import Conversation
+from agentsense.engine.conversation import Conversation, stored
 from agentsense.engine.roles import CRITIC_ROLE
 from agentsense.sense.dataset.samples import scenario_of
 from agentsense.sense.dataset.schema import Scenario
@@ -47,12 +46,8 @@ def scene_critics_scorer() -> Scorer:
     """Anthropomorphism, Character Fidelity and Storyline Quality (role `critic`), CoSER-scored."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        conversation = store_as(Conversation)
-        if not conversation.turns:
-            raise ValueError(
-                f"Sample {state.sample_id} has no conversation in its store: score logs of "
-                "AgentSense tasks."
-            )
+        hint = "score logs of AgentSense tasks."
+        conversation = stored(state, Conversation, "turns", "conversation", hint)
         scene = scenario_of(state.metadata)
         turns = list(conversation.turns)
         simulation = simulation_text(turns)

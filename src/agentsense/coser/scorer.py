@@ -14,7 +14,7 @@ from typing import Any
 from inspect_ai.model import Model
 from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.solver import TaskState
-from inspect_ai.util import collect, store_as
+from inspect_ai.util import collect
 
 from agentsense.coser import KEYS
 from agentsense.coser import prompts as coser_prompts
@@ -24,7 +24,7 @@ from agentsense.coser.overlap import bleu, rouge_l
 from agentsense.coser.record import Circumstance
 from agentsense.coser.score import dimension_score, ignored_severities, severity_sum
 from agentsense.coser.simulation import GCASettings, circumstance_of, role_model
-from agentsense.engine.conversation import Conversation, Turn
+from agentsense.engine.conversation import Conversation, Turn, stored
 from agentsense.engine.roles import CRITIC_ROLE
 from agentsense.sense.metrics import mean_or_nan
 
@@ -116,12 +116,8 @@ def critic_systems(record: Circumstance, settings: GCASettings) -> list[str]:
 
 
 def conversation_of(state: TaskState) -> tuple[list[Turn], GCASettings]:
-    conversation = store_as(Conversation)
-    if not conversation.turns:
-        raise ValueError(
-            f"Sample {state.sample_id} has no conversation in its store: score logs of "
-            "agentsense/gca (its simulation writes the conversation)."
-        )
+    hint = "score logs of agentsense/gca (its simulation writes the conversation)."
+    conversation = stored(state, Conversation, "turns", "conversation", hint)
     return list(conversation.turns), GCASettings.model_validate(conversation.protocol)
 
 

@@ -16,7 +16,7 @@ from agentsense.coser import gca_critics
 from agentsense.coser.dataset import gca_dataset, load_circumstances
 from agentsense.coser.simulation import GCASettings, gca_simulation
 from agentsense.engine.strict import task_settings
-from agentsense.engine.version import eval_version
+from agentsense.engine.version import versioned
 
 
 def gca(**values: Any) -> Task:
@@ -28,11 +28,5 @@ def gca(**values: Any) -> Task:
         dataset=gca_dataset(records, name=f"coser-{dataset}" if "/" not in dataset else dataset),
         solver=gca_simulation(settings=settings, seed=seed),
         scorer=gca_critics(),
-        version=eval_version().comparability_version,
-        metadata={
-            "gca": settings.model_dump(),
-            "dataset": dataset,
-            "seed": seed,
-            **eval_version().to_metadata(),
-        },
+        **versioned({"gca": settings.model_dump(), "dataset": dataset, "seed": seed}),
     )

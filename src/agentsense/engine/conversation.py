@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from inspect_ai.event import Event, InfoEvent, ModelEvent
 from inspect_ai.log import transcript
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
-from inspect_ai.util import StoreModel
+from inspect_ai.solver import TaskState
+from inspect_ai.util import StoreModel, store_as
 from pydantic import BaseModel, Field
 
 
@@ -43,6 +44,19 @@ class Conversation(StoreModel):
     # The settings the scene was simulated with, so re-scoring from the log uses the same ones.
     protocol: dict[str, Any] = Field(default_factory=dict)
     seed: int = 0
+
+
+Stored = TypeVar("Stored", bound=StoreModel)
+
+
+def stored(state: TaskState, model: type[Stored], field: str, what: str, hint: str = "") -> Stored:
+    """The sample's `model` store, for a scorer; an error when its `field` is empty (the log of
+    another task: `hint` says which logs to score)."""
+    found = store_as(model)
+    if not getattr(found, field):
+        missing = f"Sample {state.sample_id} has no {what} in its store"
+        raise ValueError(f"{missing}: {hint}" if hint else f"{missing}.")
+    return found
 
 
 def prefixed_text(turn: Turn) -> str:

@@ -3,7 +3,7 @@
 `"<number>-<letter>"` (e.g. `"1-B"`) is inspect_evals' comparability interface: the number
 changes when scores stop being comparable with earlier runs (prompts, data, scoring), the letter
 when only the task interface changes (arguments, log layout). Every task passes the number as
-`Task(version=...)` and both parts in its metadata.
+`Task(version=...)` and both parts in its metadata (`versioned`).
 """
 
 from __future__ import annotations
@@ -38,9 +38,6 @@ class EvalVersion(BaseModel):
     def __str__(self) -> str:
         return f"{self.comparability_version}-{self.interface_version}"
 
-    def to_metadata(self) -> dict[str, Any]:
-        return {"eval_version": str(self)}
-
 
 def eval_metadata() -> dict[str, Any]:
     """The parsed `eval.yaml` shipped inside the package."""
@@ -52,3 +49,13 @@ def eval_metadata() -> dict[str, Any]:
 @cache
 def eval_version() -> EvalVersion:
     return EvalVersion.parse(str(eval_metadata()["version"]))
+
+
+def versioned(metadata: dict[str, Any]) -> dict[str, Any]:
+    """The `Task` arguments `version` and `metadata`: the comparability number, and `metadata`
+    with the whole version (`eval_version`) added."""
+    version = eval_version()
+    return {
+        "version": version.comparability_version,
+        "metadata": {**metadata, "eval_version": str(version)},
+    }

@@ -7,6 +7,8 @@ Each asks one yes/no question over the whole conversation (Scout's `llm_scanner`
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from inspect_scout import Scanner, Transcript, llm_scanner, scanner
 
 from agentsense.scanners.turns import characters
@@ -32,23 +34,22 @@ async def secret_leak_question(transcript: Transcript) -> str:
     )
 
 
+def yes_no_scanner(
+    question: str | Callable[[Transcript], Awaitable[str]], model: str | None
+) -> Scanner[Transcript]:
+    """Scout's `llm_scanner` asking `question` of `model`, else of the model role `scanner`."""
+    return llm_scanner(
+        question=question, answer="boolean", model=model, model_role=None if model else ROLE
+    )
+
+
 @scanner(messages="all", metadata=True)
 def character_break_llm(model: str | None = None) -> Scanner[Transcript]:
     """A character speaks as an AI or assistant, also in paraphrase (model role `scanner`)."""
-    return llm_scanner(
-        question=CHARACTER_BREAK_QUESTION,
-        answer="boolean",
-        model=model,
-        model_role=None if model else ROLE,
-    )
+    return yes_no_scanner(CHARACTER_BREAK_QUESTION, model)
 
 
 @scanner(messages="all", metadata=True)
 def secret_leak_llm(model: str | None = None) -> Scanner[Transcript]:
     """A character states its own secret, also in paraphrase (model role `scanner`)."""
-    return llm_scanner(
-        question=secret_leak_question,
-        answer="boolean",
-        model=model,
-        model_role=None if model else ROLE,
-    )
+    return yes_no_scanner(secret_leak_question, model)

@@ -37,9 +37,9 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, span, store_as
 from pydantic import Field
 
-from agentsense.engine.conversation import Turn, prompt
+from agentsense.engine.conversation import Turn, prompt, stored
 from agentsense.engine.roles import judge_panel
-from agentsense.engine.version import eval_version
+from agentsense.engine.version import versioned
 from agentsense.sense import judge_verdicts
 from agentsense.sense.dataset.judge_check_items import (
     BUNDLED,
@@ -191,9 +191,7 @@ def verdict_scorer() -> Scorer:
     """Each judge's verdict read as the protocol reads it; its correctness is in the metrics."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        verdicts = store_as(JudgeVerdicts)
-        if not verdicts.answers:
-            raise ValueError(f"Sample {state.sample_id} has no judge answers in its store.")
+        verdicts = stored(state, JudgeVerdicts, "answers", "judge answers")
         official = Protocol.model_validate(verdicts.protocol).official
         value: dict[str, float] = {}
         rows = ["| judge | model | answer | read as |", "|---|---|---|---|"]
@@ -228,6 +226,5 @@ def judge_check(**values: Any) -> Task:
         dataset=MemoryDataset([to_sample(item, settings) for item in items], name=name),
         solver=ask_judges(settings),
         scorer=judge_verdicts(),
-        version=eval_version().comparability_version,
-        metadata=task_metadata(dataset, settings.model_dump(), seed=None),
+        **versioned(task_metadata(dataset, settings.model_dump(), seed=None)),
     )

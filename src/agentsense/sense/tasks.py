@@ -42,7 +42,7 @@ from inspect_ai.viewer import SampleScoreView, TaskSamplesColumn, TaskSamplesVie
 from agentsense.engine.console import warn
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.roles import JUDGE_ROLE, RECEIVER_ROLE, SELF_JUDGING, SENDER_ROLE
-from agentsense.engine.version import eval_version
+from agentsense.engine.version import versioned
 from agentsense.sense import (
     goal_and_mcq,
     goal_completion,
@@ -120,8 +120,9 @@ def dataset_name(dataset: str) -> str:
 
 
 def task_metadata(dataset: str, protocol: dict[str, Any], seed: int | None) -> dict[str, Any]:
-    """What every task records: its dataset, protocol settings, seed and the eval version."""
-    return {"protocol": protocol, "dataset": dataset, "seed": seed, **eval_version().to_metadata()}
+    """What every task records (with the eval version, `versioned`): its dataset, protocol
+    settings and seed."""
+    return {"protocol": protocol, "dataset": dataset, "seed": seed}
 
 
 def agentsense_task(
@@ -141,8 +142,7 @@ def agentsense_task(
         solver=solver or simulation(protocol=protocol, seed=arguments.seed),
         scorer=scorer,
         epochs=epochs,
-        version=eval_version().comparability_version,
-        metadata=task_metadata(arguments.dataset, protocol.model_dump(), arguments.seed),
+        **versioned(task_metadata(arguments.dataset, protocol.model_dump(), arguments.seed)),
         viewer=VIEWER,
         headline_metric=headline(headline_score),
     )

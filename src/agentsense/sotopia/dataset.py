@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from agentsense.engine.errors import PrerequisiteError
+from agentsense.engine.errors import DataError, data_file, field_problems
 from agentsense.sotopia.record import (
     AgentProfile,
     EnvAgentCombo,
@@ -27,9 +27,11 @@ from agentsense.sotopia.record import (
     SotopiaData,
 )
 
-DEMO = "demo"
-MAX_REPORTED = 25
 SCHEMA = "docs/sotopia.md, section 4; e.g. src/agentsense/sotopia/data/demo.json"
+DATASETS = (
+    "'demo', 'official', 'sotopia_hard', a URL#sha256=HEX, a folder nor a JSON or JSONL file that "
+    "exists (docs/sotopia.md §6)."
+)
 LISTS: dict[str, tuple[type[BaseModel], str]] = {
     "environments": (EnvironmentProfile, "env_id"),
     "agents": (AgentProfile, "agent_id"),
@@ -37,58 +39,12 @@ LISTS: dict[str, tuple[type[BaseModel], str]] = {
 }
 
 
-class SotopiaDataError(PrerequisiteError):
+class SotopiaDataError(DataError):
     """A Sotopia data file that cannot be used; `problems` lists every bad record and field."""
-
-    def __init__(self, source: str, message: str, problems: list[str] | None = None) -> None:
-        self.source = source
-        self.problems = problems or []
-        shown = "".join(f"\n  - {line}" for line in self.problems[:MAX_REPORTED])
-        more = len(self.problems) - MAX_REPORTED
-        tail = f"\n  ... and {more} more" if more > 0 else ""
-        super().__init__(f"{message}{shown}{tail}")
 
 
 def demo_path() -> Path:
     return Path(str(resources.files("agentsense.sotopia") / "data" / "demo.json"))
-
-
-def dataset_path(dataset: str) -> Path:
-    if dataset == DEMO:
-        return demo_path()
-    path = Path(dataset).expanduser()
-    if not path.is_file():
-        raise SotopiaDataError(
-            dataset,
-            f"-T dataset={dataset!r} is neither 'demo', 'official', 'sotopia_hard', a "
-            "URL#sha256=HEX, a folder nor a JSON or JSONL file that exists (docs/sotopia.md §6).",
-        )
-    return path
-
-
-def _where(loc: tuple[int | str, ...]) -> str:
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def field_problems(label: str, model: type[BaseModel], raw: Any) -> list[str]:
-    """`LABEL: field `agent_ids`: ...` for every field of `raw` that `model` rejects."""
-    if not isinstance(raw, dict):
-        return [f"{label}: found {type(raw).__name__}; expected an object"]
-    try:
-        model.model_validate(raw)
-    except ValidationError as error:
-        return [
-            f"{label}: field `{_where(item['loc'])}`: "
-            + ("missing" if item["type"] == "missing" else item["msg"])
-            + ("" if item["type"] == "missing" else f" (found {_short(item.get('input'))})")
-            for item in error.errors(include_url=False)
-        ]
-    return []
 
 
 def record_problems(name: str, index: int, raw: Any, where: str = "") -> list[str]:
@@ -184,7 +140,8 @@ def to_sample(episode: Episode) -> Sample:
 
 def load_data_file(dataset: str) -> list[Episode]:
     """`demo` or a JSON file of this project's shape (`published.load_episodes` takes any)."""
-    return episodes(read_data(dataset_path(dataset), dataset))
+    path = data_file(dataset, demo_path(), SotopiaDataError, DATASETS)
+    return episodes(read_data(path, dataset))
 
 
 def sotopia_dataset(records: list[Episode], name: str) -> MemoryDataset:

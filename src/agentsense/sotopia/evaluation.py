@@ -18,8 +18,8 @@ from typing import Any
 from inspect_ai.model import ChatMessageUser, GenerateConfig
 from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.solver import TaskState
-from inspect_ai.util import store_as
 
+from agentsense.engine.conversation import stored
 from agentsense.engine.roles import judge_panel
 from agentsense.sotopia import KEYS
 from agentsense.sotopia.episode import SotopiaEpisode, SotopiaSettings
@@ -110,12 +110,8 @@ def episode_value(readings: list[list[Reading]]) -> dict[str, float]:
 
 def evaluation_scorer() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
-        episode = store_as(SotopiaEpisode)
-        if not episode.agents:
-            raise ValueError(
-                f"Sample {state.sample_id} has no Sotopia episode in its store: score logs of "
-                "agentsense/sotopia (its solver writes the episode)."
-            )
+        hint = "score logs of agentsense/sotopia (its solver writes the episode)."
+        episode = stored(state, SotopiaEpisode, "agents", "Sotopia episode", hint)
         settings = SotopiaSettings.model_validate(episode.settings)
         config = GenerateConfig(
             temperature=settings.judge_temperature, max_tokens=settings.judge_max_tokens

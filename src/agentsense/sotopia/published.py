@@ -33,13 +33,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agentsense.engine.cache import cache_dir
 from agentsense.engine.download import DownloadError, Pin, PinnedFile, download
-from agentsense.sotopia.dataset import (
-    SotopiaDataError,
-    checked_data,
-    episodes,
-    field_problems,
-    load_data_file,
-)
+from agentsense.engine.errors import field_problems
+from agentsense.sotopia.dataset import SotopiaDataError, checked_data, episodes, load_data_file
 from agentsense.sotopia.record import Episode
 
 REPOSITORY = "cmu-lti/sotopia"  # a Hugging Face dataset

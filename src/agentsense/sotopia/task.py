@@ -11,7 +11,7 @@ from typing import Any
 from inspect_ai import Task
 
 from agentsense.engine.strict import task_settings
-from agentsense.engine.version import eval_version
+from agentsense.engine.version import versioned
 from agentsense.sotopia import sotopia_eval
 from agentsense.sotopia.dataset import sotopia_dataset
 from agentsense.sotopia.episode import SotopiaSettings, sotopia_episode
@@ -30,11 +30,11 @@ def sotopia(**values: Any) -> Task:
         ),
         solver=sotopia_episode(settings=settings),
         scorer=sotopia_eval(),
-        version=eval_version().comparability_version,
-        metadata={
-            "sotopia": settings.model_dump(),
-            "sotopia_version": SOTOPIA_VERSION,
-            "dataset": dataset,
-            **eval_version().to_metadata(),
-        },
+        **versioned(
+            {
+                "sotopia": settings.model_dump(),
+                "sotopia_version": SOTOPIA_VERSION,
+                "dataset": dataset,
+            }
+        ),
     )

@@ -95,15 +95,32 @@ def _fenced(value: object) -> str:
     return "```json\n" + json.dumps(value, ensure_ascii=False) + "\n```"
 
 
+_Answer = Callable[[str], str]
+# The rule of each construction prompt, by how the prompt starts (in the order they are tried).
+_ROUTES: list[tuple[str, _Answer]] = []
+
+
+def _answers(start: str) -> Callable[[_Answer], _Answer]:
+    """Route the prompts that start with `start` to the decorated rule."""
+
+    def route(rule: _Answer) -> _Answer:
+        _ROUTES.append((start, rule))
+        return rule
+
+    return route
+
+
 # --- A: division and background ----------------------------------------------------------------
 
 
+@_answers(cp.PROMPT_1_EPISODES_DIVISION[:120])
 def _episodes(prompt: str) -> str:
     _, elements = parse_text(_after(prompt, "###Script: ", " Please return the results"))
     parts = [render(episode) for episode in by_headings(elements)]
     return _fenced([{f"episode{i}": p for i, p in enumerate(parts, start=1)}])
 
 
+@_answers(cp.PROMPT_2_SCENES_DIVISION[:120])
 def _scenes(prompt: str) -> str:
     """Long episodes are cut in two at the action line closest to the middle speech."""
     _, elements = parse_text(_after(prompt, "###Episode: ", " Please return the results"))
@@ -138,6 +155,7 @@ def _heading(description: str) -> str:
     return " ".join(words)
 
 
+@_answers(cp.PROMPT_3_DESCRIPTIVE_BACKGROUND[:60])
 def _background(prompt: str) -> str:
     data = _input_json(prompt)
     place, time = _place(_heading(str(data.get("scenario", ""))))
@@ -172,6 +190,7 @@ def _topic(dialog: list[dict[str, str]], names: list[str]) -> str:
     return words.most_common(1)[0][0] if words else "plans"
 
 
+@_answers(cp.PROMPT_4_GOAL_EXTRACTION[:60])
 def _goals(prompt: str) -> str:
     name = _after(prompt, "**", "**")
     data = _input_json(prompt)
@@ -192,6 +211,7 @@ def _goals(prompt: str) -> str:
     return json.dumps({"name": name, "goals": goals})
 
 
+@_answers(cp.PROMPT_5_SCENARIO_REWRITING[:60])
 def _rewrite(prompt: str) -> str:
     data = _input_json(prompt)
     characters = data.get("characters", [])
@@ -203,6 +223,7 @@ def _rewrite(prompt: str) -> str:
     )
 
 
+@_answers(cp.PROMPT_6_GOAL_FILTERING[:60])
 def _filter(prompt: str) -> str:
     goal = str(_input_json(prompt).get("current_goal", ""))
     keep = "really thinks" not in goal or "relationship" not in goal
@@ -232,10 +253,12 @@ def _hidden(characters: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
     return found
 
 
+@_answers(cp.PROMPT_7_CASE_VALIDATION[:60])
 def _validate(prompt: str) -> str:
     return "Yes." if _hidden(_characters(prompt)) else "No."
 
 
+@_answers(cp.PROMPT_8_PRIVATE_INFO_GENERATION[:60])
 def _qa(prompt: str) -> str:
     pairs = [
         {
@@ -249,6 +272,7 @@ def _qa(prompt: str) -> str:
     return _fenced(pairs)
 
 
+@_answers(cp.PROMPT_9_NEGATIVE_OPTIONS[:60])
 def _options(prompt: str) -> str:
     answer = _after(prompt, "###Answer: ", " Please return the results").rstrip(".")
     negated = re.sub(r"\b(are|is|will|has|have)\b", r"\1 not", answer, count=1)
@@ -262,6 +286,7 @@ def _options(prompt: str) -> str:
     return _fenced([options])
 
 
+@_answers(cp.PROMPT_10_NEGATIVE_OPTIONS_REPHRASING[:60])
 def _rephrase(prompt: str) -> str:
     negatives = json.loads(_after(prompt, "### negative options: ", " ### answer:"))
     return _fenced(
@@ -272,6 +297,7 @@ def _rephrase(prompt: str) -> str:
 # --- D: leakage --------------------------------------------------------------------------------
 
 
+@_answers(cp.PROMPT_11_ENTITY_EXTRACTION[:60])
 def _entities(prompt: str) -> str:
     text = _after(prompt, "## background: ", " Output in the following")
     locations = re.findall(r" at ((?:[A-Z][a-z]+ ?)+)", text)
@@ -284,6 +310,7 @@ def _entities(prompt: str) -> str:
     )
 
 
+@_answers(cp.PROMPT_12_ENTITY_REPLACEMENT[:60])
 def _relocate(prompt: str) -> str:
     background = _after(prompt, "## background: ", " ## description:")
     description = _after(prompt, "## description: ", " ## location involved:")
@@ -308,6 +335,7 @@ def _relocate(prompt: str) -> str:
 # --- E: agents ---------------------------------------------------------------------------------
 
 
+@_answers("Template Example: ")
 def _attributes(prompt: str) -> str:
     names = [n.strip() for n in _after(prompt, "Characters: ", " Instruction:").split(",")]
     info = _after(prompt, "Description Information: ", " Characters:")
@@ -331,12 +359,14 @@ def _attributes(prompt: str) -> str:
     return _fenced(profiles)
 
 
+@_answers("Description Information: ")
 def _relationship(prompt: str) -> str:
     info = _after(prompt, "Description Information: ", " Characters:").lower()
     kind = "family" if re.search(r"\b(dad|mum|mother|father|sister)\b", info) else "friend"
     return _fenced({"relationship": kind})
 
 
+@_answers("[Descrpition Info]: ")
 def _replaceability(prompt: str) -> str:
     relationship = _after(prompt, "[Relationship]: ", " [Characters]:")
     characters = json.loads(_after(prompt, "[Characters]: ", " [Instructions]:"))
@@ -348,6 +378,7 @@ def _replaceability(prompt: str) -> str:
     return _fenced(labels)
 
 
+@_answers("Please generate ")
 def _agents(prompt: str) -> str:
     num = int(_after(prompt, "Please generate ", " diverse"))
     gender = _after(prompt, "Gender: ", " Age:")
@@ -374,6 +405,7 @@ def _agents(prompt: str) -> str:
 # --- labelling prompts (scenario type, goal categories, roles) ---------------------------------
 
 
+@_answers("You are an excellent sociologist good at classifying")
 def _type(prompt: str) -> str:
     text = prompt.lower()
     kind = (
@@ -404,6 +436,7 @@ def _categories(prompt: str) -> str:
     return json.dumps(labels)
 
 
+@_answers(cp.PROMPT_19_ROLES[:60])
 def _roles(prompt: str) -> str:
     data = json.loads(_after(prompt, "assign each one the appropriate role: ", " Please return"))
     roles = {}
@@ -418,27 +451,6 @@ def _roles(prompt: str) -> str:
 
 
 # --- dispatch ----------------------------------------------------------------------------------
-
-_ROUTES: tuple[tuple[str, Callable[[str], str]], ...] = (
-    (cp.PROMPT_1_EPISODES_DIVISION[:120], _episodes),
-    (cp.PROMPT_2_SCENES_DIVISION[:120], _scenes),
-    (cp.PROMPT_3_DESCRIPTIVE_BACKGROUND[:60], _background),
-    (cp.PROMPT_4_GOAL_EXTRACTION[:60], _goals),
-    (cp.PROMPT_5_SCENARIO_REWRITING[:60], _rewrite),
-    (cp.PROMPT_6_GOAL_FILTERING[:60], _filter),
-    (cp.PROMPT_7_CASE_VALIDATION[:60], _validate),
-    (cp.PROMPT_8_PRIVATE_INFO_GENERATION[:60], _qa),
-    (cp.PROMPT_9_NEGATIVE_OPTIONS[:60], _options),
-    (cp.PROMPT_10_NEGATIVE_OPTIONS_REPHRASING[:60], _rephrase),
-    (cp.PROMPT_11_ENTITY_EXTRACTION[:60], _entities),
-    (cp.PROMPT_12_ENTITY_REPLACEMENT[:60], _relocate),
-    ("Template Example: ", _attributes),
-    ("Description Information: ", _relationship),
-    ("[Descrpition Info]: ", _replaceability),
-    ("Please generate ", _agents),
-    ("You are an excellent sociologist good at classifying", _type),
-    (cp.PROMPT_19_ROLES[:60], _roles),
-)
 
 
 def answer(prompt: str) -> str | None:

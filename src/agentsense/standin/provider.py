@@ -22,14 +22,22 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from agentsense.standin.rules import Request, standin_rule
+from agentsense.standin.rules import Request, Rule, standin_rule
+
+
+def estimated_tokens(text: str) -> int:
+    """Rough token counts, so Inspect never reaches for a tokenizer (offline)."""
+    return len(text) // 4 + 1
 
 
 class StandInAPI(ModelAPI):
     # Inspect passes base_url, api_key and -M model args by keyword; a stand-in needs none of them.
     def __init__(self, model_name: str, config: GenerateConfig | None = None, **_: Any) -> None:
         super().__init__(model_name, config=config or GenerateConfig())
-        self.rule, self.name = standin_rule(model_name)
+        self.rule, self.name = self.rule_and_name(model_name)
+
+    def rule_and_name(self, model_name: str) -> tuple[Rule, str]:
+        return standin_rule(model_name)
 
     async def generate(
         self,
@@ -41,12 +49,11 @@ class StandInAPI(ModelAPI):
         messages = [(message.role, message.text) for message in input]
         reply = self.rule(Request(self.name, messages, config.seed))
         output = ModelOutput.from_content(model=self.model_name, content=reply)
-        # Rough token counts, so Inspect never reaches for a tokenizer (offline).
-        prompt_tokens = sum(len(text) for _, text in messages) // 4 + 1
+        prompt_tokens = estimated_tokens("".join(text for _, text in messages))
         output.usage = ModelUsage(
             input_tokens=prompt_tokens,
-            output_tokens=len(reply) // 4 + 1,
-            total_tokens=prompt_tokens + len(reply) // 4 + 1,
+            output_tokens=estimated_tokens(reply),
+            total_tokens=prompt_tokens + estimated_tokens(reply),
         )
         request = {
             "model": self.name,
@@ -55,6 +62,9 @@ class StandInAPI(ModelAPI):
             "max_tokens": config.max_tokens,
         }
         return output, ModelCall.create(request, {"content": reply})
+
+    async def count_text_tokens(self, text: str) -> int:
+        return estimated_tokens(text)
 
     def max_connections(self) -> int:
         return 64

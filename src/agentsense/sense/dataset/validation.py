@@ -23,14 +23,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agentsense.engine.errors import PrerequisiteError
+from agentsense.engine.errors import MAX_REPORTED, PrerequisiteError
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.prompts import OPTION_MARKS
 from agentsense.sense.protocol import Protocol
-
-# Stop listing after this many problems: the first screenful is what a user acts on.
-MAX_REPORTED = 25
-
 
 # The keys that tell a record of each schema apart, and the tasks each schema fits.
 SCHEMA_KEYS = {"agentsense": ("sample_idx", "characters"), "coser": ("book", "i_p", "i_c")}

@@ -19,7 +19,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, span, store_as
 from pydantic import Field
 
-from agentsense.engine.conversation import scene_rng
+from agentsense.engine.conversation import scene_rng, stored
 from agentsense.sense import blind_mcq
 from agentsense.sense.dataset.samples import scenario_of
 from agentsense.sense.interview import ROUND_SPAN, Interviewer, Question
@@ -85,12 +85,10 @@ def blind_mcq_scorer() -> Scorer:
     """MCQ accuracy without interaction (official parser and aggregation)."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        stored = store_as(BlindAnswers)
-        if not stored.answers:
-            raise ValueError(f"Sample {state.sample_id} has no blind answers in its store.")
-        protocol = Protocol.model_validate(stored.protocol)
-        answers = {_as_question(record): str(record["answer"]) for record in stored.answers}
-        models = {_as_question(record): str(record.get("model", "")) for record in stored.answers}
+        blind = stored(state, BlindAnswers, "answers", "blind answers")
+        protocol = Protocol.model_validate(blind.protocol)
+        answers = {_as_question(record): str(record["answer"]) for record in blind.answers}
+        models = {_as_question(record): str(record.get("model", "")) for record in blind.answers}
         accuracy, details = score_mcq(scenario_of(state.metadata), answers, protocol, models)
         metadata = {PROTOCOL: protocol.mode, **details, MCQ_SCORED: not math.isnan(accuracy)}
         return Score(

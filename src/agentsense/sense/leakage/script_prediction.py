@@ -19,7 +19,7 @@ from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.solver import TaskState, generate
 
 from agentsense.engine.errors import PrerequisiteError
-from agentsense.engine.version import eval_version
+from agentsense.engine.version import versioned
 from agentsense.sense import script_title
 from agentsense.sense.dataset.samples import no_roles, scene_metadata
 from agentsense.sense.dataset.schema import Scenario
@@ -101,8 +101,7 @@ def script_prediction(**values: Any) -> Task:
         solver=generate(),
         scorer=script_title(),
         config=GenerateConfig(temperature=temperature, max_tokens=arguments.max_tokens),
-        version=eval_version().comparability_version,
-        metadata={**metadata, "titles": mapping_file},
+        **versioned({**metadata, "titles": mapping_file}),
         viewer=VIEWER,
         headline_metric=headline(SCRIPT_KEY),
     )

@@ -24,7 +24,7 @@ from typing import Any
 
 from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.solver import TaskState
-from inspect_ai.util import span, store_as
+from inspect_ai.util import span
 
 from agentsense.engine.conversation import (
     INTERVIEW_RECORD,
@@ -32,6 +32,7 @@ from agentsense.engine.conversation import (
     Conversation,
     record_call,
     scene_rng,
+    stored,
 )
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.roles import Judge, character_role, judge_panel
@@ -91,12 +92,8 @@ class SceneContext:
 
 
 def scene_context(state: TaskState) -> SceneContext:
-    conversation = store_as(Conversation)
-    if not conversation.turns:
-        raise ValueError(
-            f"Sample {state.sample_id} has no AgentSense conversation in its store: score logs of "
-            "agentsense tasks (the simulation solver writes the conversation)."
-        )
+    hint = "score logs of agentsense tasks (the simulation solver writes the conversation)."
+    conversation = stored(state, Conversation, "turns", "AgentSense conversation", hint)
     return SceneContext(
         scene=scenario_of(state.metadata),
         conversation=conversation,

@@ -8,16 +8,10 @@ from __future__ import annotations
 
 import re
 
-from inspect_ai.model import (
-    ChatMessage,
-    GenerateConfig,
-    ModelAPI,
-    ModelOutput,
-)
-from inspect_ai.tool import ToolChoice, ToolInfo
-
 from agentsense.scanners import detect
 from agentsense.scanners.llm import CHARACTER_BREAK_QUESTION
+from agentsense.standin.provider import StandInAPI
+from agentsense.standin.rules import Request, Rule
 
 _SECRETS = re.compile(
     r"The characters hold these secrets, which they are meant to keep:\n(?P<secrets>.*?)\n\n"
@@ -35,17 +29,13 @@ def answer(prompt: str) -> bool:
     return any(detect.secret_leak(rest, secret) for secret in secrets if secret)
 
 
-class PatternModel(ModelAPI):
-    async def generate(
-        self,
-        input: list[ChatMessage],
-        tools: list[ToolInfo],
-        tool_choice: ToolChoice,
-        config: GenerateConfig,
-    ) -> ModelOutput:
-        prompt = "\n".join(message.text for message in input)
-        verdict = "yes" if answer(prompt) else "no"
-        return ModelOutput.from_content(model=self.model_name, content=f"ANSWER: {verdict}")
+def patterns(request: Request) -> str:
+    verdict = "yes" if answer("\n".join(text for _, text in request.messages)) else "no"
+    return f"ANSWER: {verdict}"
 
-    async def count_text_tokens(self, text: str) -> int:
-        return len(text) // 4 + 1
+
+class PatternModel(StandInAPI):
+    """The stand-in that answers with `patterns`, whatever its name."""
+
+    def rule_and_name(self, model_name: str) -> tuple[Rule, str]:
+        return patterns, model_name
