@@ -1,15 +1,9 @@
-"""Labels for datasets without categories: goal categories, scenario types, sender/receiver roles.
+"""Labels for datasets without categories: goal categories, scenario types and sender/receiver
+roles, as a JSON file keyed by scene id (its format: docs/analysis.md, *agentsense/labelling*).
 
-A labels file is JSON, keyed by scene id (`sample_idx`, as a string):
-
-    {"scenario_types": {"101": "personal domain", ...},
-     "goal_categories": {"101": {"DanielAdeyemi": {"To explain ...": "Information Provision"}}},
-     "roles": {"101": {"DanielAdeyemi": "sender", "GraceAdeyemi": "receiver"}}}
-
-`agentsense labels LOG` writes one from an `agentsense/labelling` log (what the labelling scorer
-logged: `label_agreement` score metadata), and optionally a labelled copy of the dataset. In a
-report, labels take precedence over the categories and types in the records. Roles only matter
-for running the pairwise task (`agentsense labels --dataset-out` writes them into that copy).
+`agentsense labels LOG` writes one from an `agentsense/labelling` log (the `label_agreement` score
+metadata), and optionally a labelled copy of the dataset (with the roles the pairwise task needs).
+In a report, labels take precedence over the categories and types in the records.
 """
 
 from __future__ import annotations
