@@ -34,7 +34,6 @@ FUNCTIONS=(
     'agentsense.engine.request_format.x_role_models__mutmut_*'
     'agentsense.engine.request_format.x_merging_models__mutmut_*'
     'agentsense.engine.request_format.x_task_warning__mutmut_*'
-    'agentsense.analysis.log_merge.x__plain__mutmut_*'
     'agentsense.analysis.log_merge.x_signature__mutmut_*'
     'agentsense.analysis.log_merge.x__best_version__mutmut_*'
     'agentsense.analysis.log_merge.x_latest_versions__mutmut_*'

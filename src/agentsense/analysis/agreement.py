@@ -1,24 +1,6 @@
-"""Judge-panel agreement, and how far self and other answers agree with the judges.
-
-Input: an answers frame (`sample_rows.ANSWER_COLUMNS`). A *unit* is one judge question about one
-goal of one sample (log, id, epoch, character, goal_index, item); every judge of the panel
-answers it. Per group (a run, optionally a goal category):
-
-- `fleiss_kappa`: Fleiss' κ of the panel (statsmodels), over the units every judge answered
-  readably;
-- `krippendorff_alpha`: Krippendorff's α, nominal (the `krippendorff` package); it keeps units with
-  an unreadable vote (a unit needs two readable votes to count);
-- pairwise Cohen's κ (scikit-learn) over the units both judges answered readably;
-- `agree_majority_<judge>`: share of a judge's readable votes equal to the panel majority of the
-  unit (corrected majority: more than half of the readable votes; tied units are left out);
-- `self_agreement` / `other_agreement`: share of readable self / other answers equal to the judge
-  majority of the goal (all judge votes on the goal, `scorers.goal.majority`, ties left out);
-- `self_overconfidence` / `other_overconfidence`: yes-rate of those answers minus the yes-rate of
-  the judge majority on the same goals (the paper's over-confidence of self-evaluation);
-- `always_yes_agreement`: the agreement an asker answering "yes" to everything would reach (the
-  share of goals the judges call achieved); `always_no_agreement` = 1 - that. A self or other
-  agreement not above the larger of the two is uninformative.
-- unreadable shares per judge and per asker kind (`unreadable_shares`).
+"""Judge-panel agreement (Fleiss' κ, Krippendorff's α, pairwise Cohen's κ, agreement with the
+panel majority), and how far self and other answers agree with the judges, from an answers frame
+(`sample_rows.ANSWER_COLUMNS`). Each statistic: docs/analysis.md, "Statistics", Judge reliability.
 """
 
 from __future__ import annotations
@@ -81,30 +63,42 @@ def kripp_alpha(matrix: pd.DataFrame) -> float:
     return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
 
 
+def cohen(first: pd.Series, second: pd.Series) -> float:
+    """Cohen's κ of two raters over the rows both answered readably (NaN under 2 rows)."""
+    both = pd.DataFrame({"a": first, "b": second}).dropna()
+    if len(both) < 2:
+        return NAN
+    # One category only gives 0/0: the resulting NaN is the answer.
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.simplefilter("ignore")
+        return float(cohen_kappa_score(both["a"].astype(int), both["b"].astype(int)))
+
+
 def cohen_pairs(matrix: pd.DataFrame) -> pd.DataFrame:
     """Cohen's κ of every pair of judges, over the units both answered readably."""
-    rows = []
-    for a, b in combinations(matrix.columns, 2):
-        both = matrix[[a, b]].dropna()
-        kappa = NAN
-        if len(both) >= 2:
-            with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
-                warnings.simplefilter("ignore")
-                kappa = float(cohen_kappa_score(both[a].astype(int), both[b].astype(int)))
-        rows.append({"judge_a": a, "judge_b": b, "cohen_kappa": kappa, "units": len(both)})
+    rows = [
+        {
+            "judge_a": a,
+            "judge_b": b,
+            "cohen_kappa": cohen(matrix[a], matrix[b]),
+            "units": len(matrix[[a, b]].dropna()),
+        }
+        for a, b in combinations(matrix.columns, 2)
+    ]
     return pd.DataFrame(rows, columns=["judge_a", "judge_b", "cohen_kappa", "units"])
 
 
-def _strict_majority(votes: Sequence[float]) -> float:
-    """Corrected majority of readable votes; NaN for none and for a tie."""
+def panel_vote(votes: Sequence[float], official: bool = False) -> float:
+    """The panel's majority on one question, by the run's rule (`scorers.goal.majority`: official
+    mode, the first judge's vote on a tie; corrected, readable votes only, a tie is no decision)."""
     readable = [vote for vote in votes if not math.isnan(vote)]
-    decided = majority(readable, official=False)
+    decided = majority(list(votes) if official else readable, official)
     return NAN if decided == 0.5 else decided
 
 
 def majority_agreement(matrix: pd.DataFrame) -> dict[str, float]:
     """Per judge: share of its readable votes equal to the unit's panel majority."""
-    panel = matrix.apply(lambda row: _strict_majority(list(row)), axis=1)
+    panel = matrix.apply(lambda row: panel_vote(list(row)), axis=1)
     shares: dict[str, float] = {}
     for judge in matrix.columns:
         both = pd.DataFrame({"vote": matrix[judge], "majority": panel}).dropna()
@@ -117,7 +111,7 @@ def goal_majorities(answers: pd.DataFrame) -> pd.Series:
     judged = answers[answers["kind"] == "judge"]
     if judged.empty:
         return pd.Series(dtype=float)
-    return judged.groupby(GOAL)["reading"].agg(lambda votes: _strict_majority(list(votes)))
+    return judged.groupby(GOAL)["reading"].agg(lambda votes: panel_vote(list(votes)))
 
 
 def asker_agreement(answers: pd.DataFrame, kind: str) -> dict[str, float]:
@@ -125,14 +119,12 @@ def asker_agreement(answers: pd.DataFrame, kind: str) -> dict[str, float]:
     majorities = goal_majorities(answers).rename("majority")
     asked = answers[answers["kind"] == kind]
     if asked.empty or majorities.empty:
-        return {"agreement": NAN, "overconfidence": NAN, "answers": 0.0}
+        return {"agreement": NAN, "overconfidence": NAN}
+    # No answer with a decided majority: both means are NaN.
     joined = asked.join(majorities, on=GOAL).dropna(subset=["reading", "majority"])
-    if joined.empty:
-        return {"agreement": NAN, "overconfidence": NAN, "answers": 0.0}
     return {
         "agreement": float((joined["reading"] == joined["majority"]).mean()),
         "overconfidence": float(joined["reading"].mean() - joined["majority"].mean()),
-        "answers": float(len(joined)),
     }
 
 
@@ -153,7 +145,7 @@ def unreadable_shares(answers: pd.DataFrame) -> pd.DataFrame:
 def group_agreement(answers: pd.DataFrame) -> dict[str, Any]:
     """The panel statistics of one group of answers (one run, or one category of a run)."""
     matrix = judge_matrix(answers)
-    pairs = cohen_pairs(matrix) if not matrix.empty else cohen_pairs(pd.DataFrame())
+    pairs = cohen_pairs(matrix)
     self_ = asker_agreement(answers, SELF)
     other = asker_agreement(answers, OTHER)
     majorities = goal_majorities(answers).dropna()
@@ -161,8 +153,8 @@ def group_agreement(answers: pd.DataFrame) -> dict[str, Any]:
     row: dict[str, Any] = {
         "judges": int(matrix.shape[1]),
         "units": len(matrix),
-        "fleiss_kappa": fleiss(matrix) if not matrix.empty else NAN,
-        "krippendorff_alpha": kripp_alpha(matrix) if not matrix.empty else NAN,
+        "fleiss_kappa": fleiss(matrix),
+        "krippendorff_alpha": kripp_alpha(matrix),
         "mean_cohen_kappa": float(pairs["cohen_kappa"].mean()) if len(pairs) else NAN,
         "self_agreement": self_["agreement"],
         "other_agreement": other["agreement"],

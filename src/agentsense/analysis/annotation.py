@@ -1,53 +1,37 @@
-"""Judges against human labels (paper App. D.1, Table 6): the annotation sheet and its statistics.
-
-A *sheet row* is one judge question about one goal of one sampled scene (log, sample, epoch):
-people answer it yes/no from the conversation, as the judges did. From a filled sheet:
-
-- the human truth of a row is the majority of its annotators' labels; a tie has no truth (the
-  row is counted as tied and left out of the judge statistics);
-- per judge (and per judge and goal category): `accuracy` (the judge's reading equals the truth;
-  an unreadable answer counts as wrong), `false_yes` (share of the truth-no rows the judge called
-  yes), `false_no` (share of the truth-yes rows it called no), Cohen's κ against the truth (over
-  the rows it answered readably) and its `unreadable` share. The panel's majority on the question,
-  by the run's own rule (`panel_vote`; a corrected-mode tie is no decision, counted as
-  unreadable), is one more row;
-- the annotators' own agreement: Fleiss' κ over the rows every annotator labelled (the paper's
-  App. A.3 statistic) and the share of those rows on which all agree.
+"""Judges against human labels (paper App. D.1, Table 6): the annotation sheet, reading it back,
+the human truth (the majority of a row's labels; a tie has none) and each judge's and the panel
+majority's agreement with it. The rules and the numbers: docs/analysis.md, `agentsense annotate`.
 """
 
 from __future__ import annotations
 
 import math
 import random
-import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from itertools import groupby
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import cohen_kappa_score
 
-from agentsense.analysis.agreement import fleiss
+from agentsense.analysis.agreement import cohen, fleiss, panel_vote
 from agentsense.analysis.logs import records
 from agentsense.engine.conversation import Turn, visible_text
 from agentsense.engine.sheets import SheetError
 from agentsense.sense.dataset.schema import Scenario
-from agentsense.sense.scorers.goal import majority
 
 DEFAULT_SCENES = 100  # as the paper (App. D.1: 100 scenes, 584 goal questions)
 DEFAULT_SEED = 0
 DEFAULT_ANNOTATORS = 3
 PANEL = "panel majority"
 # The columns `annotate` writes before the annotator columns; all but `row` are checked.
-KEY_COLUMNS = ["row", "scene", "log", "sample_id", "epoch", "character", "goal_number"]
-SHEET_COLUMNS = [*KEY_COLUMNS, "question_number", "category", "goal", "question", "conversation"]
-CHECKED_COLUMNS = [c for c in SHEET_COLUMNS if c != "row"]
+SHEET_COLUMNS = ["row", "scene", "log", "sample_id", "epoch", "character", "goal_number"]
+SHEET_COLUMNS += ["question_number", "category", "goal", "question", "conversation"]
+CHECKED_COLUMNS = SHEET_COLUMNS[1:]
 ANNOTATOR_PREFIX = "annotator"
 FREE_TEXT_PREFIXES = ("note", "comment")  # columns people add for remarks; never read
-YES_LABELS = ("yes", "y")
-NO_LABELS = ("no", "n")
 NAN = math.nan
+LABELS = {"": NAN, "yes": 1.0, "y": 1.0, "no": 0.0, "n": 0.0}  # any case, padded or not
 OUTCOME = "nothing computed"
 HINT = (
     "Labels are yes or no (y/n, any case); fix the rows listed or write a new sheet with "
@@ -55,17 +39,6 @@ HINT = (
 )
 
 Unit = tuple[str, str, int]  # (run log, sample id, epoch)
-
-
-@dataclass(frozen=True)
-class SheetProblem:
-    """One thing wrong with a filled sheet, named by its row (or column)."""
-
-    where: str
-    what: str
-
-    def __str__(self) -> str:
-        return f"{self.where}: {self.what}"
 
 
 # --- sampling and the rows of a sheet ------------------------------------------------------------
@@ -85,16 +58,12 @@ def sample_units(units: Sequence[Unit], scenes: int, seed: int) -> list[Unit]:
     return [unit for unit in units if unit in chosen]
 
 
-def conversation_text(turns: Sequence[Turn]) -> str:
-    """The conversation as the judges were shown it: one `Speaker: text` line per turn."""
-    return "\n".join(visible_text(turn) for turn in turns)
-
-
 def unit_rows(
     number: int, log_name: str, unit: Unit, scene: Scenario, turns: Sequence[Turn]
 ) -> list[dict[str, Any]]:
-    """The sheet rows of one sampled scene: one per judge question of every goal."""
-    text = conversation_text(turns)
+    """The sheet rows of one sampled scene: one per judge question of every goal, with the
+    conversation as the judges were shown it (one `Speaker: text` line per turn)."""
+    text = "\n".join(visible_text(turn) for turn in turns)
     rows = []
     for character in scene.characters:
         for g, goal in enumerate(character.goals, start=1):
@@ -118,7 +87,7 @@ def unit_rows(
 
 
 def number_rows(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    frame = pd.DataFrame(list(rows), columns=SHEET_COLUMNS[1:])
+    frame = pd.DataFrame(list(rows), columns=CHECKED_COLUMNS)
     frame.insert(0, "row", range(1, len(frame) + 1))
     return frame
 
@@ -131,20 +100,9 @@ def _plain(text: Any) -> str:
     return "\n".join(line.rstrip() for line in str(text).replace("\r\n", "\n").split("\n")).strip()
 
 
-def label_value(cell: str) -> float | None:
-    """1.0 yes, 0.0 no, NaN for an empty cell; None for anything else (refused)."""
-    text = cell.strip().lower()
-    if not text:
-        return NAN
-    if text in YES_LABELS:
-        return 1.0
-    if text in NO_LABELS:
-        return 0.0
-    return None
-
-
-def annotator_columns(columns: Sequence[str]) -> tuple[list[str], list[SheetProblem]]:
-    """The annotator columns, and columns that are neither the sheet's nor an annotator's."""
+def annotator_columns(columns: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The annotator columns, and the problems of columns that are neither the sheet's nor an
+    annotator's."""
     annotators, problems = [], []
     for column in columns:
         name = column.strip().lower()
@@ -154,11 +112,8 @@ def annotator_columns(columns: Sequence[str]) -> tuple[list[str], list[SheetProb
             annotators.append(column)
         else:
             problems.append(
-                SheetProblem(
-                    f"column {column!r}",
-                    f"not a column of the sheet; name it {ANNOTATOR_PREFIX}_<name> if it holds "
-                    "labels, or notes if it does not",
-                )
+                f"column {column!r}: not a column of the sheet; name it {ANNOTATOR_PREFIX}_<name> "
+                "if it holds labels, or notes if it does not"
             )
     return annotators, problems
 
@@ -168,56 +123,44 @@ def check_sheet(
 ) -> tuple[pd.DataFrame, list[str]]:
     """The labels of a filled sheet (`sheets.read_sheet`: its columns and rows) as rows x
     annotators (1/0/NaN, indexed by row number), checked against the rows `annotate` wrote
-    (`expected`); raises `SheetError` listing every problem."""
+    (`expected`); raises `SheetError` listing every problem, each named by its row or column."""
     problems = [
-        SheetProblem(f"column {c!r}", "missing (restore it from the sheet annotate wrote)")
+        f"column {c!r}: missing (restore it from the sheet annotate wrote)"
         for c in SHEET_COLUMNS
         if c not in columns
     ]
     annotators, extra = annotator_columns(columns)
     problems += extra
     if not annotators:
-        problems.append(
-            SheetProblem("columns", f"no annotator column (headers starting {ANNOTATOR_PREFIX!r})")
-        )
+        problems.append(f"columns: no annotator column (headers starting {ANNOTATOR_PREFIX!r})")
     if problems:
         raise SheetError(problems, OUTCOME, HINT)
     wanted = expected.set_index("row")
-    seen: set[int] = set()
     labels: dict[int, dict[str, float]] = {}
     for line, record in enumerate(sheet, start=2):  # line 1: the header
-        row = _row_number(record["row"])
+        text = str(record["row"]).strip()
+        row = int(text) if text.isdigit() else None
         where = f"row {record['row']!r} (line {line})"
         if row is None or row not in wanted.index:
-            problems.append(
-                SheetProblem(where, f"not a row number of this sheet (1-{len(wanted)})")
-            )
-            continue
-        if row in seen:
-            problems.append(SheetProblem(where, "appears twice"))
-            continue
-        seen.add(row)
-        problems += _edited(f"row {row}", record, records(wanted.loc[[row]])[0])
-        values, bad = _labels(f"row {row}", record, annotators)
-        problems += bad
-        labels[row] = values
-    missing = sorted(set(wanted.index) - seen)
+            problems.append(f"{where}: not a row number of this sheet (1-{len(wanted)})")
+        elif row in labels:
+            problems.append(f"{where}: appears twice")
+        else:
+            problems += _edited(f"row {row}", record, records(wanted.loc[[row]])[0])
+            labels[row], bad = _labels(f"row {row}", record, annotators)
+            problems += bad
+    missing = sorted(set(wanted.index) - set(labels))
     if missing:
-        problems.append(SheetProblem(f"rows {_ranges(missing)}", "missing from the sheet"))
+        problems.append(f"rows {_ranges(missing)}: missing from the sheet")
     if problems:
         raise SheetError(problems, OUTCOME, HINT)
     matrix = pd.DataFrame.from_dict(labels, orient="index", columns=annotators).sort_index()
     return matrix, annotators
 
 
-def _row_number(value: Any) -> int | None:
-    text = str(value).strip()
-    return int(text) if text.isdigit() else None
-
-
-def _edited(where: str, record: Mapping[str, Any], wanted: Mapping[str, Any]) -> list[SheetProblem]:
+def _edited(where: str, record: Mapping[str, Any], wanted: Mapping[str, Any]) -> list[str]:
     return [
-        SheetProblem(where, f"`{column}` was edited (expected {_short(wanted[column])!r})")
+        f"{where}: `{column}` was edited (expected {_short(wanted[column])!r})"
         for column in CHECKED_COLUMNS
         if _plain(record[column]) != _plain(wanted[column])
     ]
@@ -225,22 +168,17 @@ def _edited(where: str, record: Mapping[str, Any], wanted: Mapping[str, Any]) ->
 
 def _labels(
     where: str, record: Mapping[str, Any], annotators: Sequence[str]
-) -> tuple[dict[str, float], list[SheetProblem]]:
-    values: dict[str, float] = {}
-    problems = []
-    for column in annotators:
-        value = label_value(str(record[column]))
-        if value is None:
-            problems.append(
-                SheetProblem(
-                    f"{where}, {column}", f"label {record[column]!r} is not yes, no or empty"
-                )
-            )
-        else:
-            values[column] = value
-    if not problems and all(math.isnan(v) for v in values.values()):
-        problems.append(SheetProblem(where, "no annotator labelled it (yes or no)"))
-    return values, problems
+) -> tuple[dict[str, float], list[str]]:
+    """An annotated row's labels (1.0 yes, 0.0 no, NaN empty), and its problems."""
+    values = {c: LABELS.get(str(record[c]).strip().lower()) for c in annotators}
+    problems = [
+        f"{where}, {column}: label {record[column]!r} is not yes, no or empty"
+        for column, value in values.items()
+        if value is None
+    ]
+    if not problems and all(math.isnan(v) for v in values.values() if v is not None):
+        problems.append(f"{where}: no annotator labelled it (yes or no)")
+    return {c: v for c, v in values.items() if v is not None}, problems
 
 
 def _short(value: Any, width: int = 60) -> str:
@@ -250,16 +188,8 @@ def _short(value: Any, width: int = 60) -> str:
 
 def _ranges(numbers: Sequence[int]) -> str:
     """1, 2, 3, 7 -> '1-3, 7'."""
-    parts: list[str] = []
-    start = previous = numbers[0]
-    for number in [*numbers[1:], None]:
-        if number is not None and number == previous + 1:
-            previous = number
-            continue
-        parts.append(str(start) if start == previous else f"{start}-{previous}")
-        if number is not None:
-            start = previous = number
-    return ", ".join(parts)
+    runs = [[n for _, n in run] for _, run in groupby(enumerate(numbers), lambda p: p[1] - p[0])]
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 # --- the human truth and the statistics ----------------------------------------------------------
@@ -271,14 +201,6 @@ def human_truth(labels: pd.DataFrame) -> pd.DataFrame:
     no = (labels == 0.0).sum(axis=1)
     truth = pd.Series(np.where(yes > no, 1.0, np.where(no > yes, 0.0, NAN)), index=labels.index)
     return pd.DataFrame({"yes_votes": yes, "no_votes": no, "truth": truth, "tied": yes == no})
-
-
-def panel_vote(votes: Sequence[float], official: bool) -> float:
-    """The panel's majority on one question, by the run's rule (`scorers.goal.majority`: official
-    mode, the first judge's vote on a tie; corrected, readable votes only, a tie is no decision)."""
-    readable = [vote for vote in votes if not math.isnan(vote)]
-    decided = majority(list(votes) if official else readable, official)
-    return NAN if decided == 0.5 else decided
 
 
 def judge_readings(
@@ -324,15 +246,6 @@ def judge_readings(
     return readings
 
 
-def _kappa(truth: pd.Series, reading: pd.Series) -> float:
-    both = pd.DataFrame({"truth": truth, "reading": reading}).dropna()
-    if len(both) < 2:
-        return NAN
-    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
-        warnings.simplefilter("ignore")
-        return float(cohen_kappa_score(both["truth"].astype(int), both["reading"].astype(int)))
-
-
 def judge_scores(truth: pd.Series, reading: pd.Series) -> dict[str, float]:
     """One judge against the human truth, over the rows with a truth (aligned series)."""
     frame = pd.DataFrame({"truth": truth, "reading": reading}).dropna(subset=["truth"])
@@ -344,7 +257,7 @@ def judge_scores(truth: pd.Series, reading: pd.Series) -> dict[str, float]:
         "accuracy": float((frame["reading"] == frame["truth"]).mean()) if n else NAN,
         "false_yes": float((no["reading"] == 1.0).mean()) if len(no) else NAN,
         "false_no": float((yes["reading"] == 0.0).mean()) if len(yes) else NAN,
-        "cohen_kappa": _kappa(frame["truth"], frame["reading"]),
+        "cohen_kappa": cohen(frame["truth"], frame["reading"]),
         "unreadable": float(frame["reading"].isna().mean()) if n else NAN,
     }
 
@@ -373,15 +286,8 @@ def judge_table(
     return table.sort_values(sort).drop(columns="_order").reset_index(drop=True)
 
 
-SCORE_COLUMNS = [
-    "rows",
-    "human_yes",
-    "accuracy",
-    "false_yes",
-    "false_no",
-    "cohen_kappa",
-    "unreadable",
-]
+SCORE_COLUMNS = ["rows", "human_yes", "accuracy", "false_yes", "false_no", "cohen_kappa"]
+SCORE_COLUMNS += ["unreadable"]
 
 
 def _judge_order(readings: pd.DataFrame) -> list[str]:

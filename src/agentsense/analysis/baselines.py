@@ -27,16 +27,12 @@ from agentsense.sense.scorers.mcq import scene_accuracy
 READINGS = {"always_yes": "Yes", "always_no": "No"}
 
 
-def _panel(keys: Sequence[str]) -> list[Judge]:
-    # Scoring only needs the judges' keys: no model is called.
-    return [Judge(key, cast(Model, None)) for key in keys]
-
-
 def trivial_goal_scores(
     scene: Scenario, judge_keys: Sequence[str], protocol: Protocol, answer: str
 ) -> GoalScores:
     """The scene's goal scores if every goal question were answered `answer`."""
-    judges = _panel(judge_keys)
+    # Scoring only needs the judges' keys: no model is called.
+    judges = [Judge(key, cast(Model, None)) for key in judge_keys]
     questions = goal_questions(scene, judges)
     scores, _ = score_goals(scene, dict.fromkeys(questions, answer), judges, protocol)
     return scores

@@ -1,27 +1,11 @@
-"""Several logs of one run -> one run: the merge rules of `agentsense report` and `compare`.
+"""Several logs of one run -> one run, and how far a run got against its plan: the rules
+`agentsense report` and `compare` share (docs/analysis.md, "Logs of one run are merged" and
+"Unfinished runs").
 
-1. Logs with the same eval id are versions of one log (`inspect eval-retry`, or a copy re-scored
-   with `inspect score --output-file`): the most complete one is kept (a finished run first, then
-   the one with more scorings, then the newest).
-2. Logs of one run configuration (`config_key`: task and version, model, model roles, task
-   arguments except `shard`, protocol, dataset, seed) are one run split into pieces
-   (`--limit a-b`, `--sample-id`, shards, or a run finished in parts): their samples are merged.
-   Pieces scored differently (another judge panel or scoring) stay separate runs.
-   A sample (id, epoch) in several of them with the same scores is kept once; with different
-   scores it is a conflict, refused with the ids named unless `prefer_newest` keeps the newest
-   log's sample (newest by creation time, then file modification time).
-
-The merged run is named by its newest log; its status is `success` only if every piece's is,
-leaving out unfinished pieces whose samples all came again in newer pieces (`eval-retry`). Its
-plan is the union of its pieces' plans.
-
-How far a run got against its plan is the one rule `agentsense report` and `compare` share. A
-log records its plan: the sample ids it was to run (after `--limit` and `--sample-id`,
-`eval.dataset.sample_ids`) times its epochs. A run is finished when its status is `success`
-and every planned sample was scored. A cancelled run (Ctrl-C), one stopped by an error
-(`--fail-on-error`), one still running or killed (status `started`), and one that finished
-with samples left out by errors (`--no-fail-on-error`) are not: `shortfall` says how far each
-got, e.g. "cancelled: 9 of 24 scenes".
+1. Logs with the same eval id are versions of one log: the most complete one is kept.
+2. Logs of one run configuration (`config_key`), scored alike, are pieces of one run: their
+   samples are merged, each (id, epoch) once; the same sample with different scores is a
+   conflict, refused unless `prefer_newest` keeps the newest log's.
 """
 
 from __future__ import annotations
@@ -34,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentsense.analysis.logs import missing
+from agentsense.analysis.logs import as_int, missing
 from agentsense.engine.errors import ReportError
 
 # Task arguments that select samples rather than define the run.
@@ -72,33 +56,18 @@ class Merged:
     notes: list[str]
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
-
-
 def signature(values: Mapping[str, Any]) -> str:
     """The scores of a sample as a comparable string (NaN as null)."""
-    return json.dumps({k: _plain(v) for k, v in values.items()}, sort_keys=True, default=str)
+    plain = {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in values.items()}
+    return json.dumps(plain, sort_keys=True, default=str)
 
 
 def config_key(
     task: str, version: Any, model: str, roles: Any, args: Mapping[str, Any], meta: Any
 ) -> str:
     chosen = {k: v for k, v in args.items() if k not in SELECTION_ARGS}
-    return json.dumps(
-        {
-            "task": task,
-            "version": version,
-            "model": model,
-            "roles": roles,
-            "args": chosen,
-            "metadata": meta,
-        },
-        sort_keys=True,
-        default=str,
-    )
+    key = {"task": task, "version": version, "model": model, "roles": roles, "args": chosen}
+    return json.dumps({**key, "metadata": meta}, sort_keys=True, default=str)
 
 
 def _best_version(logs: list[LogData]) -> LogData:
@@ -181,10 +150,10 @@ def _shard_counts(group: list[LogData]) -> dict[str, Any]:
     sum over distinct shards (an unsharded piece: its own count)."""
     sizes: dict[str | None, int] = {}
     for log in group:
-        count: Any = log.run.get("dataset_scenes")
-        if not missing(count):
+        count = as_int(log.run.get("dataset_scenes"))
+        if count is not None:
             shard = log.run.get("shard")
-            sizes[shard] = max(sizes.get(shard, 0), int(count))
+            sizes[shard] = max(sizes.get(shard, 0), count)
     shards = sorted(str(shard) for shard in sizes if shard is not None)
     if not sizes:
         return {"shards": shards, "dataset_scenes": None}
@@ -258,10 +227,6 @@ def plan_counts(plans: Iterable[list[Key] | None]) -> dict[str, int | None]:
     return {"planned_samples": len(keys), "planned_scenes": len({key[0] for key in keys})}
 
 
-def _count(value: Any) -> int | None:
-    return None if missing(value) else int(value)
-
-
 def scored_run(status: str, plan: list[Key] | None, scored: Iterable[Key]) -> dict[str, Any]:
     """A run's progress fields from its status, plan and scored (sample id, epoch) pairs."""
     keys = set(scored)
@@ -278,9 +243,9 @@ def shortfall(run: Mapping[str, Any], unit: str = "scenes") -> str | None:
     (`run`: a merged run of `log_merge`, with status, scenes, samples and the planned counts;
     `unit`: what a sample is, scenes for the benchmark's tasks)."""
     status = str(run.get("status"))
-    scenes, samples = _count(run.get("scenes")) or 0, _count(run.get("samples")) or 0
-    planned_scenes = _count(run.get("planned_scenes"))
-    planned_samples = _count(run.get("planned_samples"))
+    scenes, samples = as_int(run.get("scenes")) or 0, as_int(run.get("samples")) or 0
+    planned_scenes = as_int(run.get("planned_scenes"))
+    planned_samples = as_int(run.get("planned_samples"))
     if status == "success" and (planned_samples is None or samples >= planned_samples):
         return None
     word = STATUS_WORDS.get(status, f"status {status}")

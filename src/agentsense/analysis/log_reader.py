@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +40,9 @@ from agentsense.analysis.log_merge import (
 )
 from agentsense.analysis.logs import READ_TASKS, TASK_KINDS, as_float, missing, panel, records
 from agentsense.analysis.sample_rows import (
+    ANSWER_COLUMNS,
     CALL_COLUMNS,
     VALUE_COLUMNS,
-    answer_frame,
     answer_rows,
     call_rows,
     goal_rows,
@@ -72,10 +72,10 @@ class Runs:
     scenes: pd.DataFrame
     goals: pd.DataFrame
     mcqs: pd.DataFrame
-    answers: pd.DataFrame = field(default_factory=lambda: answer_frame([]))
-    calls: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=CALL_COLUMNS))
-    values: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=VALUE_COLUMNS))
-    notes: list[str] = field(default_factory=list)
+    answers: pd.DataFrame
+    calls: pd.DataFrame
+    values: pd.DataFrame
+    notes: list[str]
 
 
 # --- the run of one log ------------------------------------------------------------------------
@@ -87,7 +87,6 @@ def _eval_row(log: EvalLog) -> dict[str, Any]:
     protocol = metadata.get("protocol") or {}
     model, task = str(spec.model), logs.task_of(log)
     roles = {role: logs.role_model(log, role) for role in spec.model_roles or {}}
-    per_template: Any = spec.task_args.get("per_template")
     args = {k: v for k, v in spec.task_args.items() if not missing(v)}
     model_roles = spec.model_dump(mode="json", include={"model_roles"})["model_roles"]
     return {
@@ -110,7 +109,7 @@ def _eval_row(log: EvalLog) -> dict[str, Any]:
         # No conversation in these: no rounds.
         "rounds": protocol.get("max_messages") if task not in NO_ROUNDS else None,
         # `-T per_template=K` of a run (None: every scene of each template).
-        "per_template": None if missing(per_template) else int(per_template),
+        "per_template": logs.as_int(spec.task_args.get("per_template")),
         **{name: protocol.get(name) for name in PROTOCOL_FIELDS},
         "roles": roles,
         # The judge panel as bound (a list makes a panel); unbound: the evaluated model.
@@ -126,7 +125,7 @@ def _read_eval(path: str) -> dict[str, Any] | str:
     log = logs.header(path)
     task = logs.task_of(log)
     if task not in TASK_KINDS or "protocol" not in (log.eval.metadata or {}):
-        return f"{Path(path).name} (task {logs.short_task(log.eval.task)!r})"
+        return f"{Path(path).name} (task {log.eval.task.split('/')[-1]!r})"
     return _eval_row(log)
 
 
@@ -274,10 +273,6 @@ def _frame(rows: list[dict[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(rows) if rows else pd.DataFrame(columns=list(columns))
 
 
-def _evals(runs: list[dict[str, Any]]) -> pd.DataFrame:
-    return pd.DataFrame(runs).sort_values("log").reset_index(drop=True)
-
-
 def _reading_notes(
     found: list[LogData], evals: pd.DataFrame, scored: set[Any], scorer: str | None
 ) -> list[str]:
@@ -299,56 +294,58 @@ def _reading_notes(
     return notes
 
 
+def _merged(
+    inputs: Sequence[str], scorer: str | None, prefer_newest: bool, full: bool
+) -> tuple[dict[str, list[dict[str, Any]]], pd.DataFrame, pd.DataFrame, list[str]]:
+    """The rows of the logs' runs (logs of one run merged), the runs, the scenes and notes."""
+    found, notes = read_logs(inputs, scorer, full)
+    if not full:  # compare: labelling logs have no scene scores
+        found = [log for log in found if log.run["kind"] != "labelling"]
+        if not found:
+            raise ReportError("No scored AgentSense run among the logs (only labelling logs).")
+    merged = merge_logs(found, prefer_newest)
+    evals = pd.DataFrame(merged.runs).sort_values("log").reset_index(drop=True)
+    scenes = _frame(merged.rows["scenes"], ["log", "id", "epoch"])
+    notes += merged.notes + _reading_notes(found, evals, set(scenes["log"]), scorer)
+    return merged.rows, evals, scenes, notes
+
+
 def load_scores(
     inputs: Sequence[str], scorer: str | None = None, prefer_newest: bool = False
 ) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """Scene score values only (from the sample summaries, no full read), the runs (logs of one
     run merged) and notes: for compare. Labelling logs are left out."""
-    found, notes = read_logs(inputs, scorer, full=False)
-    found = [log for log in found if log.run["kind"] != "labelling"]
-    if not found:
-        raise ReportError("No scored AgentSense run among the logs (only labelling logs).")
-    merged = merge_logs(found, prefer_newest)
-    evals = _evals(merged.runs)
-    scenes = _frame(merged.rows["scenes"], ["log", "id", "epoch"])
-    return (
-        scenes,
-        evals,
-        notes + merged.notes + _reading_notes(found, evals, set(scenes["log"]), scorer),
-    )
+    _, evals, scenes, notes = _merged(inputs, scorer, prefer_newest, full=False)
+    return scenes, evals, notes
 
 
 def load_runs(
     inputs: Sequence[str], scorer: str | None = None, prefer_newest: bool = False
 ) -> Runs:
     """Read logs (files or folders) into the report's frames, logs of one run merged."""
-    found, notes = read_logs(inputs, scorer)
-    merged = merge_logs(found, prefer_newest)
-    evals = _evals(merged.runs)
-    scenes = _frame(merged.rows["scenes"], ["log", "id", "epoch"])
+    rows, evals, scenes, notes = _merged(inputs, scorer, prefer_newest, full=True)
     return Runs(
         evals=evals,
         scenes=scenes,
         goals=_frame(
-            merged.rows["goals"],
+            rows["goals"],
             ["log", "id", "epoch", "character", "category", "role", "player", *GOAL_KEYS],
         ),
         mcqs=_frame(
-            merged.rows["mcqs"],
+            rows["mcqs"],
             ["log", "id", "epoch", "asker", "asker_model", "target", "target_model", "correct"],
         ),
-        answers=answer_frame(merged.rows["answers"]),
-        calls=_frame(merged.rows["calls"], CALL_COLUMNS),
-        values=_frame(merged.rows["values"], VALUE_COLUMNS),
-        notes=notes + merged.notes + _reading_notes(found, evals, set(scenes["log"]), scorer),
+        answers=pd.DataFrame(rows["answers"], columns=ANSWER_COLUMNS),
+        calls=_frame(rows["calls"], CALL_COLUMNS),
+        values=_frame(rows["values"], VALUE_COLUMNS),
+        notes=notes,
     )
 
 
 def goal_answers(paths: Sequence[str]) -> pd.DataFrame:
     """Every goal answer of AgentSense logs (files or folders), with the columns of
     `sample_rows.ANSWER_COLUMNS`."""
-    answers: pd.DataFrame = load_runs(paths).answers
-    return answers
+    return load_runs(paths).answers
 
 
 def sample_conversation(path: str, sample_id: str, epoch: int) -> tuple[Scenario, list[Turn]]:

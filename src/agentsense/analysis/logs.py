@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterator, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 from inspect_ai.log import (
@@ -44,10 +45,7 @@ PREFIX = "agentsense/"
 
 def _local(name: str) -> str:
     """A `file:` URI (as `list_eval_logs` gives) as a plain path."""
-    for prefix in ("file://", "file:"):
-        if name.startswith(prefix):
-            return name[len(prefix) :]
-    return name
+    return re.sub(r"^file:(//)?", "", name)
 
 
 def log_paths(inputs: Sequence[str]) -> list[str]:
@@ -80,18 +78,20 @@ def stamp(path: str) -> tuple[int, int]:
 # Samples read at once by `samples`: few enough that memory stays flat (a sample is ~30 KB on
 # disk, a few hundred in memory), enough that the log's directory is parsed rarely.
 SAMPLE_BATCH = 32
+T = TypeVar("T")
 
 
-def _unreadable(path: str, error: Exception) -> ReportError:
-    return ReportError(f"{path}: could not read it as an Inspect log ({error}).")
+def _read(read: Callable[..., T], path: str, *args: Any, **kwargs: Any) -> T:
+    """One call into Inspect's log files; an unreadable file is a `ReportError` naming it."""
+    try:
+        return read(path, *args, **kwargs)
+    except Exception as error:  # Inspect raises many types for unreadable files
+        raise ReportError(f"{path}: could not read it as an Inspect log ({error}).") from None
 
 
 @functools.lru_cache(maxsize=512)
 def _header(path: str, when: tuple[int, int]) -> EvalLog:
-    try:
-        return read_eval_log(path, header_only=True)
-    except Exception as error:  # Inspect raises many types for unreadable files
-        raise _unreadable(path, error) from None
+    return _read(read_eval_log, path, header_only=True)
 
 
 def header(path: str) -> EvalLog:
@@ -104,31 +104,17 @@ def samples(path: str) -> Iterator[EvalSample]:
     time: the report held a log of the benchmark's size (1,225 scenes) whole in 1.9 GB, so a
     caller keeps what it needs of each sample and lets it go. A batch is one Inspect read (the
     zip's directory parsed once per batch; read one by one, once per sample, which grows as
-    scenes squared). The samples are those the file holds, as `read_eval_log` gives them (its
-    summaries list them; Inspect's `read_eval_log_samples` yields only the planned ones). A
-    JSON log is parsed whole to read any one sample, so it is read once, as before."""
+    scenes squared). The samples are those the file holds, one per (id, epoch) as
+    `read_eval_log` gives them (its summaries list them; Inspect's `read_eval_log_samples`
+    yields only the planned ones). A JSON log is parsed whole to read any one sample, so it is
+    read once."""
     if Path(path).suffix == ".json":
-        yield from _whole(path)
+        yield from _read(read_eval_log, path).samples or []
         return
-    keys = [(item.id, item.epoch) for item in sorted(_unique(summaries(path)), key=_inspect_order)]
+    unique = {(str(item.id), item.epoch): item for item in summaries(path)}.values()
+    keys = [(item.id, item.epoch) for item in sorted(unique, key=_inspect_order)]
     for start in range(0, len(keys), SAMPLE_BATCH):
-        try:
-            batch = read_eval_log_samples_by_id(path, keys[start : start + SAMPLE_BATCH])
-        except Exception as error:  # Inspect raises many types for unreadable files
-            raise _unreadable(path, error) from None
-        yield from batch
-
-
-def _whole(path: str) -> list[EvalSample]:
-    try:
-        return read_eval_log(path).samples or []
-    except Exception as error:  # Inspect raises many types for unreadable files
-        raise _unreadable(path, error) from None
-
-
-def _unique(items: list[EvalSampleSummary]) -> list[EvalSampleSummary]:
-    """One summary per (id, epoch): a re-logged sample is read once, as `read_eval_log` does."""
-    return list({(str(item.id), item.epoch): item for item in items}.values())
+        yield from _read(read_eval_log_samples_by_id, path, keys[start : start + SAMPLE_BATCH])
 
 
 def _inspect_order(item: EvalSampleSummary) -> tuple[int, str]:
@@ -138,27 +124,20 @@ def _inspect_order(item: EvalSampleSummary) -> tuple[int, str]:
 
 def summaries(path: str) -> list[EvalSampleSummary]:
     """The samples' summaries: scores, scalar metadata and errors, without the transcript."""
-    try:
-        return read_eval_log_sample_summaries(path)
-    except Exception as error:  # Inspect raises many types for unreadable files
-        raise _unreadable(path, error) from None
+    return _read(read_eval_log_sample_summaries, path)
 
 
 def sample(path: str, sample_id: str, epoch: int) -> EvalSample:
     """One whole sample, read alone (for the few a caller needs in full)."""
-    return read_eval_log_sample(path, id=sample_id, epoch=epoch)
+    return _read(read_eval_log_sample, path, id=sample_id, epoch=epoch)
 
 
 # --- what a log says ---------------------------------------------------------------------------
 
 
-def short_task(name: str) -> str:
-    return name.split("/")[-1]
-
-
 def task_of(log: EvalLog) -> str:
     """The task's name without the `agentsense/` prefix."""
-    return short_task(log.eval.task_registry_name or log.eval.task)
+    return (log.eval.task_registry_name or log.eval.task).split("/")[-1]
 
 
 def is_agentsense(log: EvalLog) -> bool:
@@ -235,3 +214,7 @@ def missing(value: Any) -> bool:
 
 def as_float(value: Any) -> float:
     return math.nan if value is None else float(value)
+
+
+def as_int(value: Any) -> int | None:
+    return None if missing(value) else int(value)

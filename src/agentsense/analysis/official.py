@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentsense.analysis.log_merge import shortfall
-from agentsense.analysis.logs import missing
+from agentsense.analysis.logs import as_int
 from agentsense.sense.dataset.samples import DEMO, OFFICIAL_NAMES
 
 __all__ = ["SUBSET_TABLE", "data_reason", "is_official_data", "reason"]
@@ -40,10 +40,6 @@ def data_reason(dataset: str) -> str | None:
     return f"a custom dataset ({dataset}), not the official set"
 
 
-def _count(value: Any) -> int | None:
-    return None if missing(value) else int(value)
-
-
 def _shard_reason(shards: list[str]) -> str | None:
     """Why the shards of a sharded run do not cover the task (None: all n of n, or unsharded)."""
     if not shards:
@@ -59,7 +55,7 @@ def _shard_reason(shards: list[str]) -> str | None:
 
 def _scene_reason(run: Mapping[str, Any]) -> str | None:
     """Why the run's plan is not every scene of its task: a --limit (or --sample-id) run."""
-    planned, total = _count(run.get("planned_scenes")), _count(run.get("dataset_scenes"))
+    planned, total = as_int(run.get("planned_scenes")), as_int(run.get("dataset_scenes"))
     if planned is None or total is None or planned >= total:
         return None
     return f"a --limit run: {planned:,} of {total:,} scenes"
@@ -67,7 +63,7 @@ def _scene_reason(run: Mapping[str, Any]) -> str | None:
 
 def _subset_reason(run: Mapping[str, Any], table: str) -> str | None:
     """Table 7 needs `-T per_template=1`; the other tables every scene of each template."""
-    per_template = _count(run.get("per_template"))
+    per_template = as_int(run.get("per_template"))
     if run.get("kind") in OWN_SUBSET_KINDS:
         return None
     if table == SUBSET_TABLE:

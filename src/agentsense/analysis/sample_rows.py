@@ -4,24 +4,10 @@ answers (`ANSWER_COLUMNS`), its model calls and every scoring's headline values.
 The goal and MCQ rows come from the score metadata the scorers log (`goal_scores`,
 `mcq_answers`, `goal_answers`); nothing is re-derived from the answers.
 
-The answer columns, documented for users of `inspect_ai.analysis`:
+The answer columns (`ANSWER_COLUMNS`, for users of `inspect_ai.analysis`): docs/analysis.md,
+"Statistics", Judge reliability.
 
-- `log`, `id`, `epoch`: the sample the answer belongs to;
-- `template_id`: the scene's template (the cluster of its five scenes);
-- `character`, `goal_index` (0-based), `category`: whose goal, which one, its goal category;
-- `kind`: `self` (the character about its own goal), `other` (another character), `judge`;
-- `asker`: who answered: a character name, or the judge's key `judge_1..judge_N`;
-- `model`: the model that answered;
-- `item`: the question's position among the goal's questions of its kind;
-- `answer`: the raw answer; `reading`: 1.0 yes / 0.0 no as the run's protocol scored it, NaN when
-  it could not be read (corrected mode);
-- `unreadable`: True when the answer starts with no yes/no word (`robust_yes` is None).
-  The official parser reads such an answer as "no", so this counts them in both modes.
-
-Whose secret an MCQ probes (the defender of §5.2; the records list an MCQ under the character
-asked, the attacker), first match wins: an explicit field on the MCQ (`target`, `about`,
-`owner`) naming another character; in a two-character scene, the other one; the other character
-named first in the question (whole word); else unknown (it counts for no defender).
+Whose secret an MCQ probes (`mcq_target`): docs/analysis.md, "Whose secret is an MCQ about?".
 """
 
 from __future__ import annotations
@@ -29,12 +15,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import pandas as pd
 from inspect_ai.event import ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalSample
 
@@ -59,22 +44,8 @@ from agentsense.sense.score_keys import (
 )
 from agentsense.sense.scorers.answer_reading import robust_yes
 
-ANSWER_COLUMNS = [
-    "log",
-    "id",
-    "epoch",
-    "template_id",
-    "character",
-    "goal_index",
-    "category",
-    "kind",
-    "asker",
-    "model",
-    "item",
-    "answer",
-    "reading",
-    "unreadable",
-]
+ANSWER_COLUMNS = ["log", "id", "epoch", "template_id", "character", "goal_index", "category"]
+ANSWER_COLUMNS += ["kind", "asker", "model", "item", "answer", "reading", "unreadable"]
 EXPLICIT_FIELDS = ("target", "about", "owner")
 
 
@@ -246,10 +217,6 @@ def answer_rows(context: SampleContext) -> list[dict[str, Any]]:
             }
         )
     return rows
-
-
-def answer_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    return pd.DataFrame(list(rows), columns=ANSWER_COLUMNS)
 
 
 # --- every scoring's values (judge repeats: the variance components) -----------------------------

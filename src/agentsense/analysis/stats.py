@@ -1,35 +1,16 @@
-"""The statistics of reports and comparisons (scipy, statsmodels, Inspect's `ci_wilson`).
+"""The statistics of reports and comparisons (scipy, statsmodels): docs/analysis.md,
+"Statistics" (intervals, PSI, few templates) and `agentsense compare` (the paired tests, the
+regression test, the minimum detectable difference).
 
-- Intervals of means respect the metric's range: scores are proportions in [0, 1], paired
-  differences and self - judge gaps lie in [-1, 1] (mapped onto [0, 1] by (d + 1) / 2 first).
-  A mean's 95% interval is the Wilson score interval at the Korn-Graubard effective sample size
-  n* = p(1 - p) / v, v the template-clustered variance of the mean (cluster-robust, correction
-  C/(C - 1)), with a Student-t critical value on C - 1 degrees of freedom (Korn & Graubard 1998,
-  Survey Methodology 24:193-201; Franco, Little, Louis & Slud 2019, J. Survey Statistics and
-  Methodology 7:334-364, who found this df-adjusted Wilson interval keeps its coverage with few
-  clusters, where the t interval leaves [0, 1] and the cluster bootstrap undercovers). Inside
-  the range it is the clustered t interval; near 0 or 1 it bends to stay inside. Unlike
-  Inspect's `ci_wilson`, n* is not capped at n: a scene score averages several answers, so its
-  variance is well below p(1 - p) and the cap (meant for 0/1 data) would widen every interval
-  about threefold. Fewer than 2 templates: no interval ("undefined (1 template)"); fewer than
-  MIN_TEMPLATES: the interval is shown with "too few templates (k)".
-- Paired comparisons use the per-pair differences d = new - base: the interval above for the
-  mean of d, the two-sided paired t-test (`scipy.stats.ttest_rel`), the Wilcoxon signed-rank test
-  (`scipy.stats.wilcoxon`), and the one-sided test that decides a regression:
-  H0: mean(d) >= -max_drop against H1: mean(d) < -max_drop, i.e. a one-sample t-test (or Wilcoxon)
-  of d + max_drop with `alternative="less"`.
-- Clustered tests (scenes of one template are not independent): the cluster-robust standard
-  error of the mean (statsmodels OLS on a constant, `cov_type="cluster"` by template, with the
-  finite-cluster correction C/(C-1)) and t with C - 1 degrees of freedom, C = number of
-  templates. Paired differences are clustered the same way (by the template of the scene pair).
-- PSI intervals: a percentile bootstrap over templates (whole templates resampled with
-  replacement, `scipy.stats.bootstrap`, fixed seed); PSI is a mean of stds, so never below 0.
-- Power: the minimum detectable difference of the one-sided regression test at `alpha` with 80%
-  power (`statsmodels.stats.power.TTestPower`, noncentral t with C - 1 degrees of freedom), in
-  score units: effect size x clustered SE x sqrt(C).
-- The variance test of App. D.6 is the chi-square test for one variance:
-  chi2 = (n - 1) · s² / sigma0², with n - 1 degrees of freedom, two-sided p-value
-  2 · min(P(X <= chi2), P(X >= chi2)).
+- A mean's 95% interval stays in the metric's range (scores in [0, 1], differences in [-1, 1],
+  mapped onto [0, 1] first): the Wilson score interval at the Korn-Graubard effective sample size
+  n* = p(1 - p) / v, v the template-clustered variance of the mean, with a Student-t critical
+  value on C - 1 degrees of freedom (C templates). n* is not capped at n as in Inspect's
+  `ci_wilson`: a scene score averages several answers.
+- Clustered tests use the cluster-robust SE (statsmodels OLS on a constant, clustered by
+  template, correction C/(C - 1)) and t on C - 1 degrees of freedom.
+- Bootstraps (PSI, variance shares) resample whole templates (`template_bootstrap`).
+- The variance test of App. D.6 is the chi-square test for one variance, two-sided.
 """
 
 from __future__ import annotations
@@ -326,14 +307,8 @@ def cluster_fit(values: Sequence[float], clusters: Sequence[object]) -> ClusterF
     return ClusterFit(mean, float(fit.bse[0]), n, count)
 
 
-def clustered_mean_ci(
-    values: Sequence[float],
-    clusters: Sequence[object],
-    bounds: Bounds = UNIT,
-    level: float = CONFIDENCE,
-) -> Estimate:
-    """Mean and template-clustered interval inside `bounds` (bounded_mean_ci)."""
-    return bounded_mean_ci(values, clusters, bounds, level)
+# Mean and template-clustered interval inside `bounds`: `bounded_mean_ci` given the clusters.
+clustered_mean_ci = bounded_mean_ci
 
 
 def template_bootstrap(

@@ -1,18 +1,12 @@
-"""Where the spread comes from: a nested variance decomposition of scene scores.
-
-The model (docs/analysis.md, "Variance components") for the score y of scene s of template t,
-played in epoch e and judged in repeat k:
+"""Where the spread comes from: a nested variance decomposition of scene scores (docs/analysis.md,
+"Variance components"). For the score y of scene s of template t, epoch e, judge repeat k:
 
     y = mu + T_t + S_ts + C_tse + J_tsek
 
-with independent, zero-mean effects of variances var_T (templates), var_S (scenes within a
-template), var_C (conversations: epochs of one scene) and var_J (judging: repeats on one
-conversation). The components are estimated by the method of moments of the nested ANOVA,
-level by level from the bottom, with unweighted means at each level (exact for balanced data,
-an approximation otherwise) and negative estimates set to 0. A level with no replication (one
-epoch per scene, one repeat per conversation, one scene per template, one template) cannot be
-separated from the level above it: its variance is carried by that level, which is then named
-for both. Intervals come from the percentile bootstrap over templates (`stats.template_bootstrap`).
+The components are method-of-moments estimates of the nested ANOVA, level by level from the
+bottom, with unweighted means at each level and negative estimates set to 0. A level with no
+replication is not estimable: its variance is carried by the level above, named for both.
+Intervals of the shares: the percentile bootstrap over templates (`stats.template_bootstrap`).
 """
 
 from __future__ import annotations
@@ -20,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import takewhile
 
 import numpy as np
 import pandas as pd
@@ -75,20 +70,8 @@ class Decomposition:
     def carried_by(self, name: str) -> list[str]:
         """The levels whose variance component `name` carries (itself and the ones below it
         that are not estimable)."""
-        order = list(COMPONENTS)
-        carried = [name]
-        for below in order[order.index(name) + 1 :]:
-            if self.variances[below] is not None:
-                break
-            carried.append(below)
-        return carried
-
-
-def _check(frame: pd.DataFrame) -> pd.DataFrame:
-    missing = [column for column in COLUMNS if column not in frame.columns]
-    if missing:
-        raise ValueError(f"variance frame lacks columns {missing}; it needs {list(COLUMNS)}")
-    return frame.dropna(subset=["value"])
+        below = COMPONENTS[COMPONENTS.index(name) + 1 :]
+        return [name, *takewhile(lambda level: self.variances[level] is None, below)]
 
 
 def _codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -139,8 +122,11 @@ def _nested(value: np.ndarray, keys: Sequence[np.ndarray]) -> Decomposition:
 
 def _prepared(frame: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray]]:
     """One value per (template, scene, epoch, repeat) and the integer keys of its units."""
+    missing = [column for column in COLUMNS if column not in frame.columns]
+    if missing:
+        raise ValueError(f"variance frame lacks columns {missing}; it needs {list(COLUMNS)}")
     keys = ["template", "scene", "epoch", "repeat"]
-    data = _check(frame).groupby(keys, sort=False)["value"].mean().reset_index()
+    data = frame.dropna(subset=["value"]).groupby(keys, sort=False)["value"].mean().reset_index()
     codes = [
         data.groupby(keys[:n], sort=False).ngroup().to_numpy() for n in (3, 2, 1)
     ]  # conversation, scene, template
