@@ -17,7 +17,7 @@ from scipy import stats as sps
 
 from agentsense.analysis.stats import paired
 from agentsense.cli import main
-from agentsense.report.compare import CompareOptions, compare, comparison_table
+from agentsense.report.compare import CompareOptions, compare, comparison_text
 from agentsense.tasks import full
 
 JUDGES = ["standin/persona/judge-a", "standin/persona/judge-b", "standin/persona/judge-c"]
@@ -161,7 +161,7 @@ def test_difference_interval_and_tests(base: Path, tmp_path: Path) -> None:
     # The MDE: at a true drop of max_drop + MDE the one-sided test has 80% power.
     critical = sps.t.ppf(0.95, count - 1)
     assert math.isclose(1 - sps.nct.cdf(critical, count - 1, item.mde / se), 0.8, abs_tol=1e-6)
-    table = comparison_table(result, CompareOptions(metrics=["judge_mean"], max_drop=0.05))
+    table = comparison_text(result, CompareOptions(metrics=["judge_mean"], max_drop=0.05))
     assert "MDE (80% power, α 0.05)" in table and f"{item.mde:.3f}" in table
 
 

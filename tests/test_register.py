@@ -33,11 +33,18 @@ from inspect_evals_lint.registry import get_rule, rule_names
 from pydantic import ValidationError
 
 from agentsense.engine.version import eval_metadata
-from agentsense.report import viz_page
+from agentsense.report import register, tables
 from agentsense.report.assemble import load_inputs, report_data, write_report
 from agentsense.report.document import ReportOptions
-from agentsense.report.register import Result, block, entry_results, results
-from agentsense.report.sections.evaluation_report import TABLE_FILE, YAML_FILE
+from agentsense.report.register import (
+    TABLE_FILE,
+    VIZ_PAGE,
+    YAML_FILE,
+    Result,
+    block,
+    entry_results,
+    results,
+)
 from agentsense.sense.reference.paper import cell
 from agentsense.tasks import TASKS
 from shared_builds import SharedBuilds
@@ -232,7 +239,7 @@ def with_paper(found: list[Result]) -> list[Result]:
 def report_results(log: Path) -> tuple[list[Result], pd.DataFrame]:
     units = load_inputs([str(log)], ReportOptions(out=Path("unused"))).units
     assert units is not None
-    return results(units), units.runs
+    return results(units, tables.table_one(units)), units.runs
 
 
 def test_a_reference_gives_paper_and_difference(
@@ -252,12 +259,12 @@ def test_a_reference_gives_paper_and_difference(
 def test_viz_page_holds_the_run_and_the_paper(
     report_folder: Path, kind_logs: Mapping[str, Path]
 ) -> None:
-    page = report_folder / viz_page.VIZ_PAGE
+    page = report_folder / VIZ_PAGE
     assert page.exists(), "the report writes the page when inspect-viz is installed (dev extra)"
     found, _ = report_results(kind_logs["full"])
     run_value = f"{found[0].scores[0].value:.2f}"
     assert run_value in page.read_text(encoding="utf-8")
-    text = viz_page.scores_page(with_paper(found))
+    text = register.scores_page(with_paper(found))
     assert text is not None and "<script" in text
     paper = cell(1, "Llama-3-8B", "Info / Acc.")
     assert paper is not None and f"<td>{paper.value:.2f}</td>" in text
@@ -267,11 +274,11 @@ def test_viz_page_holds_the_run_and_the_paper(
 def test_without_inspect_viz_the_report_says_how(
     kind_logs: Mapping[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(viz_page, "find_spec", lambda name: None)
+    monkeypatch.setattr(register, "find_spec", lambda name: None)
     options = ReportOptions(out=tmp_path)
     report = report_data(load_inputs([str(kind_logs["full"])], options), options, [REPORT])
     assert report.sections == [REPORT]
-    assert viz_page.VIZ_PAGE not in report.files and YAML_FILE in report.files
+    assert VIZ_PAGE not in report.files and YAML_FILE in report.files
     assert "pip install 'agentsense[viz]'" in report.markdown
 
 
@@ -309,3 +316,27 @@ def test_the_block_holds_only_the_entry_task(kind_logs: Mapping[str, Path], tmp_
         assert "No Table 1 row of `full` runs alone" in report.markdown
     found, _ = report_results(kind_logs["info"])
     assert found and not entry_results(found)
+
+
+def test_one_table_one_per_report(
+    kind_logs: Mapping[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Table 1, the evaluation report and the paper's references read one Table 1, computed
+    once (its PSI bootstrap is the report's slowest table), so their numbers agree."""
+    computed, made = tables.table_one, []
+
+    def counted(units: Any) -> pd.DataFrame:
+        made.append(units)
+        return computed(units)
+
+    monkeypatch.setattr(tables, "table_one", counted)
+    options = ReportOptions(out=tmp_path, figures=False)
+    titles = ["Table 1", REPORT, "Beside the paper"]
+    report = report_data(load_inputs([str(kind_logs["full"])], options), options, titles)
+    assert report.sections == titles and len(made) == 1
+    table_one = report.frames["table1"].set_index("run")
+    means = {"goal_judge_majority": "judge_majority_mean", "mcq_accuracy": "mcq_accuracy_mean"}
+    shown = report.frames["evaluation_report"]
+    assert set(shown["score"]) == set(means)
+    for row in shown.itertuples():
+        assert row.agentsense == round(100 * table_one.loc[row.model, means[row.score]], 2)

@@ -21,6 +21,7 @@ from agentsense.report.other_logs import OtherLogs, split_logs
 from agentsense.report.out_folder import check_out
 from agentsense.report.paper import TITLE as PAPER_TITLE
 from agentsense.report.paper import paper_section
+from agentsense.report.register import evaluation_report_section
 from agentsense.report.sections.breakdowns import (
     SCENE_FACTORS,
     attack_section,
@@ -29,7 +30,6 @@ from agentsense.report.sections.breakdowns import (
     pairs_section,
     scene_section,
 )
-from agentsense.report.sections.evaluation_report import evaluation_report_section
 from agentsense.report.sections.judges import human_labels_section, reliability_section
 from agentsense.report.sections.other_tasks import (
     construction_section,
@@ -120,19 +120,6 @@ def _left_out(report: Report) -> str:
     return "## Left out\n\n" + "\n".join(lines) if lines else ""
 
 
-def _load(inputs: Sequence[str], options: ReportOptions) -> tuple[Runs | None, OtherLogs]:
-    """The model runs (None: the inputs hold only judge_check, construct or gca logs) and the
-    other logs by task."""
-    main, others = split_logs(log_paths(inputs))
-    if not others.any:
-        return load_runs(inputs, options.scorer, options.prefer_newest), others
-    if main:
-        # Foreign logs go along, so the report notes them as it always does.
-        runs = load_runs(main + others.foreign, options.scorer, options.prefer_newest)
-        return runs, others
-    return None, others
-
-
 @dataclass(frozen=True)
 class Loaded:
     """The logs as a report reads them: the model runs and their analysis units (None: only
@@ -144,7 +131,13 @@ class Loaded:
 
 
 def load_inputs(inputs: Sequence[str], options: ReportOptions) -> Loaded:
-    runs, others = _load(inputs, options)
+    main, others = split_logs(log_paths(inputs))
+    runs = None
+    if not others.any:
+        runs = load_runs(inputs, options.scorer, options.prefer_newest)
+    elif main:
+        # Foreign logs go along, so the report notes them as it always does.
+        runs = load_runs(main + others.foreign, options.scorer, options.prefer_newest)
     if options.labels is not None and runs is not None:
         apply_labels(runs, read_labels(options.labels))
     units = build_units(runs, options.allow_mixed) if runs is not None else None

@@ -1,29 +1,15 @@
-"""`agentsense compare BASE NEW`: a paired regression test of NEW against BASE, for CI gates.
+"""`agentsense compare BASE NEW`: a paired regression test of NEW against BASE, for CI gates
+(docs/analysis.md, *agentsense compare BASE NEW*).
 
-Each side is one run: a log, or several logs (or folders) of one run configuration, merged by
-the rules of `merge` (disjoint pieces joined, identical duplicates kept once, conflicting ones
-refused). Runs that differ in more than the model are refused (below), as are runs that share no
-metric. Samples are paired by (sample id, epoch). For each metric, the differences
-d = NEW - BASE of the paired scene scores give a mean with a 95% interval inside [-1, 1]
-clustered by template, a two-sided paired t-test and Wilcoxon test, and the one-sided
-regression test H1: mean(d) < -max_drop (stats.regression_p). A metric regresses when that test
-has p < alpha; a metric with fewer than 2 templates is untested. Exit status: 0 no significant
-regression, 1 regression, 2 usage or input error (and untested metrics, unless allowed).
-
-Comparable runs: a paired regression test only means something when the two runs differ in the
-model under test and in nothing else. Everything else is read from the runs and from the scoring
-actually compared (score metadata, so a log re-judged with `inspect score --action append`
-counts with the panel that re-judged it):
-
-- the task (`--allow-task-change`);
-- the dataset, the protocol (mode, temperatures, max tokens, option marks, max messages), the
-  seed and any other task argument (`--allow-mixed`);
-- the judge panel of the compared scoring (`--allow-mixed`);
-- the cast: which model played each character, the evaluated model counted as one, so two
-  models' runs compare but a different partner does not (`--allow-mixed`);
-- the pairing: each character's role, sender / receiver (`--allow-mixed`).
-
-Each difference is one line naming BASE's and NEW's values and the flag that overrides it.
+Each side is one run (its logs merged by `analysis.log_merge`'s rules); samples are paired by
+(sample id, epoch). Per metric, the differences NEW - BASE of the paired scene scores give a mean
+with a 95% interval clustered by template, a paired t and Wilcoxon test, and the one-sided test
+H1: mean < -max_drop (`stats.regression_p`): a regression when its p < alpha (a metric with
+fewer than 2 templates is untested). Runs that differ in more than the model (task, dataset,
+protocol, seed, task arguments, judge panel, cast, pairing) are refused, one line per difference
+naming the flag that overrides it, as are runs that share no metric. Exit status: 0 no
+significant regression, 1 regression, 2 usage or input error (and untested metrics, unless
+allowed).
 """
 
 from __future__ import annotations
@@ -43,7 +29,6 @@ from agentsense.analysis.logs import records
 from agentsense.analysis.stats import Paired, Test, min_detectable_difference, paired
 from agentsense.engine.console import blocks
 from agentsense.engine.errors import ReportError
-from agentsense.report.render import markdown
 from agentsense.sense.score_keys import BLIND_MCQ_ACCURACY, HEADLINE, MCQ_ACCURACY, SCENE_KEYS
 
 # --- whether BASE and NEW measure the same thing --------------------------------------------------
@@ -66,13 +51,10 @@ class Difference:
 
 
 def _args(run: Mapping[str, Any]) -> dict[str, Any]:
+    """The run's task arguments, its seed among them (from the metadata when not an argument)."""
     config = json.loads(str(run.get("config") or "{}"))
-    return dict(config.get("args") or {})
-
-
-def _seed(run: Mapping[str, Any]) -> Any:
-    config = json.loads(str(run.get("config") or "{}"))
-    return _args(run).get("seed", (config.get("metadata") or {}).get("seed"))
+    seed = (config.get("metadata") or {}).get("seed")
+    return {"seed": seed, **(config.get("args") or {})}
 
 
 def _shown(value: Any) -> str:
@@ -85,9 +67,9 @@ def _run_differences(base: Mapping[str, Any], new: Mapping[str, Any]) -> list[Di
         ("dataset", base["dataset"], new["dataset"], ALLOW_MIXED),
         *((f"protocol {f}", base.get(f), new.get(f), ALLOW_MIXED) for f in PROTOCOL_FIELDS),
         ("protocol max_messages", base.get("rounds"), new.get("rounds"), ALLOW_MIXED),
-        ("seed", _seed(base), _seed(new), ALLOW_MIXED),
     ]
     base_args, new_args = _args(base), _args(new)
+    pairs.append(("seed", base_args["seed"], new_args["seed"], ALLOW_MIXED))
     others = sorted((set(base_args) | set(new_args)) - set(NAMED_ARGS) - set(PROTOCOL_FIELDS))
     pairs += [
         (f"task argument {a}", base_args.get(a), new_args.get(a), ALLOW_MIXED) for a in others
@@ -371,11 +353,6 @@ def comparison_rows(
             ]
         )
     return head, rows
-
-
-def comparison_table(comparison: Comparison, options: CompareOptions) -> str:
-    """The comparison as a Markdown table (for files)."""
-    return markdown(*comparison_rows(comparison, options))
 
 
 def comparison_text(comparison: Comparison, options: CompareOptions) -> str:

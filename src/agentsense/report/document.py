@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +14,7 @@ import pandas as pd
 from agentsense.analysis.log_reader import Runs
 from agentsense.analysis.logs import READ_TASKS
 from agentsense.analysis.stats import Estimate
+from agentsense.report import tables
 from agentsense.report.frames import Units
 from agentsense.report.other_logs import OtherLogs
 from agentsense.report.plots import FigureRecord
@@ -95,10 +97,17 @@ class Report:
 
 @dataclass
 class Inputs:
-    """What every section gets: the loaded runs, their analysis units and the options."""
+    """What every section gets: the loaded runs, their analysis units, the options and the
+    report's Table 1."""
 
     runs: Runs
     units: Units
     options: ReportOptions
     report: Report
     others: OtherLogs = field(default_factory=OtherLogs)  # judge_check, construct, gca logs
+
+    @cached_property
+    def table_one(self) -> pd.DataFrame:
+        """Table 1 (`tables.table_one`), computed once per report: its section, the evaluation
+        report and the paper's references read the same frame."""
+        return tables.table_one(self.units)

@@ -1,29 +1,17 @@
-"""The analysis units of a report, one row per unit, its conversations pooled.
+"""The analysis units of a report, one row per unit, and the rows they belong to
+(docs/analysis.md: *Rows*, *Unit of analysis*, *Mixed settings are refused*).
 
-The unit of a row of Table 1 (a group: one model, or one sender x receiver pair, and its
-settings) is the scene. Every conversation of a scene in the group's runs counts as one more
-measurement of it, like an epoch: the epochs of one run, and the same scene in a `full` and a
-`goal` log of the same model (or in two pieces of one run), are averaged into one scene value
-per metric, each metric over the conversations that scored it. So a scene counts once in every
-mean, interval and `n`, whichever logs cover it; `conversations` says how many were pooled.
-Intervals are then clustered by the scene's template (docs/analysis.md, "Unit of analysis"):
+A row (a group: one model, or one sender × receiver pair, and its settings) counts scenes: every
+conversation of a scene in the group's runs (its epochs, the same scene in a `full` and a `goal`
+log, pieces of one run) is averaged into one scene value per metric, so a scene counts once in
+every mean, interval and `n`; `conversations` says how many were pooled. The frames: scenes
+(group, scene), goals (group, scene, character, goal), characters (group, scene, character: the
+mean over its goals) and questions (group, scene, asker, MCQ).
 
-- scenes: one row per (group, scene);
-- goals: one row per (group, scene, character, goal);
-- characters: one row per (group, scene, character), the mean over the character's goals;
-- questions: one row per (group, scene, asker, MCQ).
-
-The rows (`label_runs`): which runs can share a table, and the row label of each run.
-
-Runs are only comparable when they were simulated and scored the same way. The settings that
-must agree are the protocol (mode, temperatures, max tokens, option marks), the dataset
-(`official` and `official_roles` count as one: the same records, with sender/receiver labels)
-and, for runs that judge goals, the judge panel. `max_messages` may differ: it is the "number of
-rounds" factor of the paper's Fig. 10, so runs with other values become separate rows.
-
-A report on runs whose settings differ is refused unless `allow_mixed` is set; the settings that
-differ then become part of the row labels, so no row mixes them. An unfinished run (cancelled,
-stopped by an error, killed) gets a row of its own whose label says how far it got.
+Runs share a table only when simulated and scored the same way (`STRICT`, and the judge panel for
+runs that judge goals); with `allow_mixed` the settings that differ go into the row labels.
+`max_messages` may differ (Fig. 10's rounds: rows of their own). An unfinished run gets a row of
+its own whose label says how far it got.
 """
 
 from __future__ import annotations
@@ -88,7 +76,7 @@ def check_settings(evals: pd.DataFrame, allow_mixed: bool) -> list[str]:
     return differ
 
 
-def _base_label(run: dict[str, Any]) -> str:
+def base_label(run: dict[str, Any]) -> str:
     if run["kind"] == "pairwise":
         return f"{run['sender']} × {run['receiver']}"
     if run["kind"] == "labelling":
@@ -134,7 +122,7 @@ def label_runs(evals: pd.DataFrame, allow_mixed: bool = False) -> pd.DataFrame:
     families, groups, variants, whole = [], [], [], []
     for run in records(labelled):
         variant = _suffix(run, differ)
-        family = _base_label(run) + variant + unfinished_suffix(run)
+        family = base_label(run) + variant + unfinished_suffix(run)
         with_rounds = rounds_vary and run["kind"] not in ("blind", *UNCHECKED_KINDS)
         group = f"{family} [rounds={int(run[ROUNDS])}]" if with_rounds else family
         subset = subset_suffix(run)

@@ -1,21 +1,15 @@
-"""Labels for datasets without categories: goal categories, scenario types, sender/receiver roles.
+"""Labels for datasets without categories: goal categories, scenario types and sender/receiver
+roles, as a JSON file keyed by scene id (its format: docs/analysis.md, *agentsense/labelling*).
 
-A labels file is JSON, keyed by scene id (`sample_idx`, as a string):
-
-    {"scenario_types": {"101": "personal domain", ...},
-     "goal_categories": {"101": {"DanielAdeyemi": {"To explain ...": "Information Provision"}}},
-     "roles": {"101": {"DanielAdeyemi": "sender", "GraceAdeyemi": "receiver"}}}
-
-`agentsense labels LOG` writes one from an `agentsense/labelling` log (what the labelling scorer
-logged: `label_agreement` score metadata), and optionally a labelled copy of the dataset. In a
-report, labels take precedence over the categories and types in the records. Roles only matter
-for running the pairwise task (`agentsense labels --dataset-out` writes them into that copy).
+`agentsense labels LOG` writes one from an `agentsense/labelling` log (the `label_agreement` score
+metadata), and optionally a labelled copy of the dataset (with the roles the pairwise task needs).
+In a report, labels take precedence over the categories and types in the records.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +27,6 @@ class Labels:
     scenario_types: dict[str, str] = field(default_factory=dict)
     goal_categories: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
     roles: dict[str, dict[str, str]] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "scenario_types": self.scenario_types,
-            "goal_categories": self.goal_categories,
-            "roles": self.roles,
-        }
 
 
 def read_labels(path: Path) -> Labels:
@@ -123,7 +110,7 @@ def export_labels(log: str, out: Path, dataset_out: Path | None = None) -> int:
         result.roles[key] = {
             name: role for name, role in (labels.get("roles") or {}).items() if role
         }
-    out.write_text(json.dumps(result.to_json(), indent=1, ensure_ascii=False), encoding="utf-8")
+    out.write_text(json.dumps(asdict(result), indent=1, ensure_ascii=False), encoding="utf-8")
     if dataset_out is not None:
         lines = [
             json.dumps(_labelled_record(scene, labels), ensure_ascii=False)

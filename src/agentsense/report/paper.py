@@ -197,28 +197,21 @@ def _why_not(runs: pd.DataFrame, tables_asked: Sequence[str]) -> tuple[str | Non
 
 
 def _model(runs: pd.DataFrame) -> tuple[str | None, str]:
-    """The row's paper model (None: no match) and the served name."""
+    """The row's paper model (None: no match) and why a row could have none."""
     if (runs["kind"] == "pairwise").any():
         return None, "a sender × receiver pair (the paper's tables are of one model)"
     served = str(runs["model"].iloc[0])
-    return paper_model(served), served
+    return paper_model(served), f"no paper model matches {served} (map it in a file named by {ENV})"
 
 
-def _no_model(served: str) -> str:
-    if served.startswith("a sender"):
-        return served
-    return f"no paper model matches {served} (map it in a file named by {ENV})"
-
-
-def _table_one(units: Units, found: References) -> None:
+def _table_one(units: Units, table_one: pd.DataFrame, found: References) -> None:
     """Table 1's rows (Table 7's for a -T per_template=1 row) beside the paper."""
-    table_one = tables.table_one(units) if not tables.scored_scenes(units).empty else None
-    for row, cells in ({} if table_one is None else table_one.to_dict("index")).items():
+    for row, cells in table_one.to_dict("index").items():
         runs = units.runs[units.runs["group"] == row]
-        model, served = _model(runs)
+        model, unmatched = _model(runs)
         table, why = _why_not(runs, ["1", "7"])
         if model is None:
-            found.missing[str(row)] = _no_model(served)
+            found.missing[str(row)] = unmatched
         elif table is None:
             found.missing[str(row)] = str(why)
         else:
@@ -236,10 +229,10 @@ def _table_two(units: Units, found: References) -> None:
         family = str(values["model"])
         of_family = units.runs[units.runs["family"] == family]
         script = of_family[of_family["kind"] == "script"]
-        model, served = _model(script)
+        model, unmatched = _model(script)
         table, why = _why_not(script, ["2"])
         if model is None or table is None:
-            found.missing.setdefault(family, _no_model(served) if model is None else str(why))
+            found.missing.setdefault(family, unmatched if model is None else str(why))
             continue
         columns = dict(COLUMNS["2"])
         blind = of_family[of_family["kind"] == "blind"]
@@ -251,10 +244,11 @@ def _table_two(units: Units, found: References) -> None:
         found.matches += _row_matches("2", family, model, values, columns)
 
 
-def references(units: Units) -> References:
-    """The paper's cells beside Table 1 (or Table 7 for a -T per_template=1 row) and Table 2."""
+def references(units: Units, table_one: pd.DataFrame) -> References:
+    """The paper's cells beside Table 1 (`table_one`, or Table 7 for a -T per_template=1 row) and
+    Table 2."""
     found = References()
-    _table_one(units, found)
+    _table_one(units, table_one, found)
     _table_two(units, found)
     return found
 
@@ -310,7 +304,7 @@ def table_six(runs: Runs, agreement: HumanAgreement) -> References:
 
 def paper_matches(units: Units) -> list[PaperMatch]:
     """Every cell of the units' rows that the paper publishes, beside the paper's value."""
-    return references(units).matches
+    return references(units, tables.table_one(units)).matches
 
 
 def matches_frame(matches: Sequence[PaperMatch]) -> pd.DataFrame:
@@ -344,7 +338,7 @@ def matches_markdown(found: References) -> str:
 
 
 def paper_section(inputs: Inputs) -> Content:
-    found = references(inputs.units)
+    found = references(inputs.units, inputs.table_one)
     if inputs.options.annotations is not None:
         from agentsense.report.annotate import human_agreement
 
@@ -408,4 +402,4 @@ def gate(
     if margin < 0 or math.isnan(margin):
         raise ReportError(f"--margin must be 0 or more points; got {margin:g}.")
     units = build_units(load_runs(logs, scorer, prefer_newest))
-    return gate_text(references(units), margin)
+    return gate_text(references(units, tables.table_one(units)), margin)

@@ -1,4 +1,5 @@
-"""The Inspect Evals Register's `evaluation_report` block, built from a report's Table 1.
+"""The Inspect Evals Register's `evaluation_report` block, built from a report's Table 1, and the
+report's *Evaluation report* section.
 
 One result per Table 1 row of same-model runs: the headline goal score (judge majority) and the MCQ
 accuracy in the paper's units (percent), each with the stderr Inspect logs for it (clustered by
@@ -6,14 +7,21 @@ template, computed by Inspect's own `stderr` metric over the row's scene units, 
 repeats its log's stderr), the paper's value and the difference when the run is comparable to
 the paper, the samples behind it and the row's wall-clock time. The block's schema is
 `inspect_evals.metadata.EvaluationReport` (register/agentsense/eval.yaml; tests/test_register.py).
+
+The *Evaluation report* section writes `evaluation_report.md` (its table, to paste into a README),
+`.csv`, `.yaml` (the block, from the `full` runs: the entry's task) and, with the `viz` extra
+(inspect-viz), `scores_by_model.html`: a bar plot per score with the paper's value as a red dot,
+then the same numbers as an HTML table (the plots load their JavaScript from a CDN).
 """
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, cast
 
@@ -25,10 +33,10 @@ from inspect_ai.scorer import MetricProtocol, SampleScore, Score, stderr
 from agentsense.analysis.logs import records
 from agentsense.analysis.stats import Estimate
 from agentsense.engine.version import eval_version
-from agentsense.report import tables
+from agentsense.report.document import Absent, Content, Inputs
 from agentsense.report.frames import Units, unfinished_suffix
 from agentsense.report.paper import References, references
-from agentsense.report.render import markdown
+from agentsense.report.render import cell, markdown, number
 from agentsense.sense.metrics import CLUSTER
 from agentsense.sense.reference.model_names import paper_model
 from agentsense.sense.score_keys import HEADLINE, MCQ_ACCURACY
@@ -40,6 +48,13 @@ SCORES: dict[str, str] = {HEADLINE: "goal_judge_majority", MCQ_ACCURACY: MCQ_ACC
 REGISTER_TASK = "full"
 COMMAND = "inspect eval agentsense/full --model MODEL --model-role judge=JUDGE"
 PLACEHOLDER_COMMIT = "FILL-IN-UPSTREAM-COMMIT"
+YAML_FILE = "evaluation_report.yaml"
+TABLE_FILE = "evaluation_report.md"
+VIZ_PAGE = "scores_by_model.html"
+TITLES = {
+    "goal_judge_majority": "Goal completion, judge majority (%)",
+    MCQ_ACCURACY: "MCQ accuracy (%)",
+}
 
 
 @dataclass(frozen=True)
@@ -156,9 +171,9 @@ def result(
     return out
 
 
-def results(units: Units) -> list[Result]:
-    """One result per homogeneous Table 1 row with a score."""
-    table, found = tables.table_one(units), references(units)
+def results(units: Units, table: pd.DataFrame) -> list[Result]:
+    """One result per homogeneous row with a score of Table 1 (`table`, the report's)."""
+    found = references(units, table)
     scenes, runs = units.scenes, units.runs
     rows = []
     for group, row in table.iterrows():
@@ -227,32 +242,161 @@ def block_yaml(report: dict[str, Any]) -> str:
     return text
 
 
-def table_markdown(found: Sequence[Result]) -> str:
+def score_frame(found: Sequence[Result]) -> pd.DataFrame:
+    """One line per row and score: `evaluation_report.csv`'s columns and the row's label."""
+    return pd.DataFrame(
+        [
+            {
+                "label": r.label or r.model,
+                "model": r.model,
+                "task": r.task,
+                "paper_model": r.paper_model,
+                "score": s.key,
+                "agentsense": s.value,
+                "paper": s.paper,
+                "difference": s.difference,
+                "samples": s.samples,
+                "stderr": s.stderr,
+                "time": r.time,
+                "date": r.date,
+            }
+            for r in found
+            for s in r.scores
+        ]
+    )
+
+
+def table_markdown(frame: pd.DataFrame) -> str:
     """One line per model and score: ours, the paper's, the difference, samples, stderr, time."""
-    head = [
-        "Model",
-        "Task",
-        "Score",
-        "AgentSense",
-        "Paper",
-        "Difference",
-        "Samples",
-        "Stderr",
-        "Time",
-    ]
+    head = ["Model", "Task", "Score", "AgentSense", "Paper", "Difference", "Samples", "Stderr"]
     rows = [
         [
-            r.label or r.model,
+            r.label,
             r.task,
-            s.key,
-            f"{s.value:.2f}",
-            "–" if s.paper is None else f"{s.paper:.2f}",
-            "–" if s.difference is None else f"{s.difference:+.2f}",
-            s.samples,
-            f"{s.stderr:.2f}",
-            r.time or "–",
+            r.score,
+            f"{r.agentsense:.2f}",
+            number(r.paper),
+            number(r.difference, sign="+"),
+            r.samples,
+            f"{r.stderr:.2f}",
+            cell(r.time),
         ]
-        for r in found
-        for s in r.scores
+        for r in frame.itertuples()
     ]
-    return markdown(head, rows)
+    return markdown([*head, "Time"], rows)
+
+
+# --- the interactive page (inspect-viz) ----------------------------------------------------------
+
+
+def page_line(written: bool) -> str:
+    """The report's one line about the page: where it is, or how to get it."""
+    if written:
+        return f"Interactive scores by model, the paper's value marked: [{VIZ_PAGE}]({VIZ_PAGE})."
+    return (
+        "An interactive page of these scores by model (the paper's value marked) needs the "
+        "`viz` extra: `pip install 'agentsense[viz]'` (inspect-viz), then run the report again."
+    )
+
+
+def value_table(frame: pd.DataFrame) -> str:
+    """The page's numbers as an HTML table (model, score, AgentSense, stderr, paper)."""
+    head = "".join(f"<th>{h}</th>" for h in ("Model", "Score", "AgentSense", "Stderr", "Paper"))
+    rows = "".join(
+        "<tr>"
+        + "".join(
+            f"<td>{html.escape(str(v))}</td>"
+            for v in (r.model, r.score, f"{r.agentsense:.2f}", f"{r.stderr:.2f}", number(r.paper))
+        )
+        + "</tr>"
+        for r in frame.itertuples()
+    )
+    note = (
+        "<p>The plots load their JavaScript (Mosaic, DuckDB-WASM) from cdn.jsdelivr.net, so they "
+        "show only online; the table holds the same numbers.</p>"
+    )
+    return f'{note}<table id="agentsense-scores"><tr>{head}</tr>{rows}</table>'
+
+
+def scores_page(found: Sequence[Result]) -> str | None:
+    """The page's HTML, or None when inspect-viz is not installed."""
+    if find_spec("inspect_viz") is None:
+        return None
+    from inspect_viz import Data
+    from inspect_viz.layout import vconcat
+    from inspect_viz.mark import dot
+    from inspect_viz.plot import to_html
+    from inspect_viz.view import scores_by_model
+
+    frame = score_frame(found)
+    # The columns inspect-viz's `scores_by_model` reads.
+    viz = frame.rename(
+        columns={
+            "score": "task_name",
+            "agentsense": "score_headline_value",
+            "stderr": "score_headline_stderr",
+        }
+    )[["model", "task_name", "score_headline_value", "score_headline_stderr", "paper"]]
+    plots = []
+    for key, part in viz.groupby("task_name", sort=False):
+        marks = []
+        paper = part.dropna(subset=["paper"])
+        if not paper.empty:
+            marks.append(dot(Data.from_dataframe(paper), x="paper", y="model", fill="#d62728", r=5))
+        plots.append(
+            scores_by_model(
+                Data.from_dataframe(part.reset_index(drop=True)),
+                model_name="model",
+                title=TITLES.get(str(key), str(key)),
+                marks=marks or None,
+            )
+        )
+    page = to_html(vconcat(*plots))
+    return page.replace("</body>", value_table(frame) + "</body>")
+
+
+# --- the section ----------------------------------------------------------------------------------
+
+
+def evaluation_report_section(inputs: Inputs) -> Content:
+    units, report = inputs.units, inputs.report
+    if inputs.table_one.empty:
+        return Absent("no scored sample of a model run (full, goal or info)")
+    found = results(units, inputs.table_one)
+    if not found:
+        return Absent("no Table 1 row of one model (pairwise rows have no paper counterpart)")
+    frame = score_frame(found)
+    table = table_markdown(frame)
+    report.files[TABLE_FILE] = table + "\n"
+    report.csv(frame.drop(columns="label"), "evaluation_report")
+    text = (
+        "## Evaluation report\n\nTable 1's goal completion (judge majority) and MCQ accuracy in "
+        "the paper's units (%), with the stderr Inspect logs (clustered by template), the "
+        "paper's value and the difference where the run is comparable to the paper "
+        f"(`{TABLE_FILE}` holds the table).\n\n" + table
+    )
+    entry = entry_results(found)
+    if entry:
+        runs = units.runs[units.runs["task"] == REGISTER_TASK]
+        report.files[YAML_FILE] = block_yaml(block(entry, runs))
+        text += (
+            f"\n\n`{YAML_FILE}` holds the `{REGISTER_TASK}` rows as the `evaluation_report` "
+            "block of the Inspect Evals Register entry (register/agentsense/eval.yaml)."
+        )
+    else:
+        text += (
+            f"\n\nNo Table 1 row of `{REGISTER_TASK}` runs alone (the Register entry's task), so "
+            f"no `{YAML_FILE}`."
+        )
+    left = [r.label for r in found if r.task == REGISTER_TASK and r.unfinished]
+    if left:
+        text += f"\n\nLeft out of `{YAML_FILE}`, unfinished: " + "; ".join(left) + "."
+    reasons = [f"- {r.model}: no paper value, {r.why_no_paper}." for r in found if r.why_no_paper]
+    if reasons:
+        text += "\n\n" + "\n".join(reasons)
+    if report.draw:
+        page = scores_page(found)
+        if page is not None:
+            report.files[VIZ_PAGE] = page
+        text += "\n\n" + page_line(page is not None)
+    return text

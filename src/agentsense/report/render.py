@@ -4,7 +4,7 @@ the column headers of the report (score keys are headed as `score_keys.HEADERS` 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import pandas as pd
@@ -34,8 +34,9 @@ def missing(value: object) -> bool:
     return not isinstance(value, float | int) or math.isnan(value)
 
 
-def number(value: object, digits: int = 2) -> str:
-    return DASH if missing(value) else f"{value:.{digits}f}"
+def number(value: object, digits: int = 2, sign: str = "") -> str:
+    """`value` to `digits` decimals (`sign="+"`: signed), a dash for no value."""
+    return DASH if missing(value) else f"{value:{sign}.{digits}f}"
 
 
 def percent(value: object) -> str:
@@ -62,6 +63,12 @@ def cell(value: object, percent: bool = True, with_n: bool = False) -> str:
     if value.caveat:
         text += f", {value.caveat}" if value.caveat.startswith("too") else f" {value.caveat}"
     return text + (f" (n={value.n})" if with_n else "")
+
+
+def by_clusters(text: str, clusters: str) -> str:
+    """A cell whose interval is clustered by `clusters` (books, environments), not templates: its
+    caveat names them."""
+    return text.replace("templates", f"{clusters}s").replace("template", clusters)
 
 
 def _escape(text: str) -> str:
@@ -102,6 +109,16 @@ def estimate_columns(
     }
     columns[f"{prefix}n"] = [v.n if isinstance(v, Estimate) else None for v in values]
     return columns
+
+
+def spread(table: pd.DataFrame, keys: Sequence[str], points: Collection[str] = ()) -> pd.DataFrame:
+    """The Estimate columns `keys` spread into `<key>_mean`, `_ci_low`, `_ci_high`, `_n` at the
+    end (× 100 for the `points` keys: scores on a 0-100 scale)."""
+    out = table.drop(columns=list(keys))
+    for key in keys:
+        scale = 100.0 if key in points else 1.0
+        out = out.assign(**estimate_columns(list(table[key]), f"{key}_", scale))
+    return out
 
 
 def flat(frame: pd.DataFrame, index_name: str) -> pd.DataFrame:

@@ -220,10 +220,6 @@ def scene_breakdown(units: Units, by: str) -> pd.DataFrame:
     return breakdown(real_scenes(units), by, SCENE_BREAKDOWN_METRICS)
 
 
-def category_breakdown(units: Units) -> pd.DataFrame:
-    return breakdown(units.goals, "category", BREAKDOWN_METRICS)
-
-
 def overconfidence(units: Units) -> pd.DataFrame:
     """Self minus judge majority per goal, by goal category (positive: over-confident)."""
     goals = (
@@ -232,10 +228,6 @@ def overconfidence(units: Units) -> pd.DataFrame:
         else units.goals.assign(overconfidence=[])
     )
     return breakdown(goals, "category", ["overconfidence"])
-
-
-def has_categories(units: Units) -> bool:
-    return not units.goals.empty and bool(units.goals["category"].notna().any())
 
 
 def label_agreement(units: Units) -> pd.DataFrame:
@@ -258,12 +250,6 @@ def pair_matrix(frame: pd.DataFrame, value: Callable[[pd.DataFrame], Estimate]) 
         cells.setdefault(str(sender), {})[str(receiver)] = value(part)
     matrix = pd.DataFrame.from_dict(cells, orient="index")
     return matrix.reindex(sorted(matrix.index), axis=0).reindex(sorted(matrix.columns), axis=1)
-
-
-def pairwise_variants(units: Units) -> list[str]:
-    """The settings variants of the pairwise runs (one matrix each; normally just "")."""
-    scenes = units.scenes
-    return sorted(set(scenes.loc[scenes["kind"] == "pairwise", "variant"]))
 
 
 def scene_matrix(units: Units, variant: str = "", metric: str = HEADLINE) -> pd.DataFrame:
@@ -334,20 +320,7 @@ def uncertainty(units: Units) -> pd.DataFrame:
                 rows.append(
                     _width_row(str(group), name, naive, psi_estimate(frame, metric), "bootstrap")
                 )
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "group",
-            "metric",
-            "n",
-            "templates",
-            "mean",
-            "naive_half_width",
-            "half_width",
-            "method",
-            "ratio",
-        ],
-    )
+    return pd.DataFrame(rows)  # empty: the section is left out
 
 
 def _width_row(
@@ -410,14 +383,12 @@ def baselines(units: Units) -> pd.DataFrame:
             scored = frame[frame[metric].notna()]
             row: dict[str, object] = {"group": str(group), "metric": metric}
             row["score"] = estimate(scored, metric)
-            row["always_yes"] = _scene_mean(scored, f"always_yes_{metric}")
-            row["always_no"] = _scene_mean(scored, f"always_no_{metric}")
-            row["chance"] = _scene_mean(scored, f"chance_{metric}")
+            for baseline in ("always_yes", "always_no", "chance"):
+                row[baseline] = _scene_mean(scored, f"{baseline}_{metric}")
             own = blind[(blind["family"] == family) & blind["id"].isin(scored["id"])]
             row["blind"] = (
                 _scene_mean(own, BLIND_MCQ_ACCURACY) if metric == MCQ_ACCURACY else np.nan
             )
             row["flags"] = ", ".join(_flags(row["score"], row))  # type: ignore[arg-type]
             rows.append(row)
-    columns = ["group", "metric", "score", "always_yes", "always_no", "chance", "blind", "flags"]
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(rows)  # empty: the section is left out

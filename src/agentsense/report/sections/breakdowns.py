@@ -60,7 +60,7 @@ def _breakdown(frame: pd.DataFrame, spec: Breakdown, report: Report, why: str) -
 def _goal_inputs(units: Units) -> Absent | None:
     if units.goals.empty:
         return Absent("no run with judged goals (full, goal or pairwise)")
-    if not tables.has_categories(units):
+    if not units.goals["category"].notna().any():
         return Absent(
             "no goal has a category: label them with agentsense/labelling and pass --labels"
         )
@@ -74,7 +74,8 @@ def category_section(inputs: Inputs) -> Content:
     spec = Breakdown(
         "category", "goal category", "by_category", "Goal completion by goal category (Fig. 6)"
     )
-    return _breakdown(tables.category_breakdown(inputs.units), spec, inputs.report, "no goal")
+    frame = tables.breakdown(inputs.units.goals, "category", tables.BREAKDOWN_METRICS)
+    return _breakdown(frame, spec, inputs.report, "no goal")
 
 
 def overconfidence_section(inputs: Inputs) -> Content:
@@ -124,7 +125,9 @@ def _matrix_block(matrix: pd.DataFrame, title: str, name: str, report: Report) -
 
 def pairs_section(inputs: Inputs) -> Content:
     units, report = inputs.units, inputs.report
-    variants = tables.pairwise_variants(units)
+    # The settings variants of the pairwise runs: one set of matrices each (normally just "").
+    scenes = units.scenes
+    variants = sorted(set(scenes.loc[scenes["kind"] == "pairwise", "variant"]))
     if not variants:
         return Absent("no agentsense/pairwise log among the inputs")
     parts = [
@@ -133,25 +136,14 @@ def pairs_section(inputs: Inputs) -> Content:
     ]
     for k, variant in enumerate(variants):
         tag = f"_{k + 1}" if len(variants) > 1 else ""
+        matrices = {
+            ("All characters", "pairs"): tables.scene_matrix(units, variant),
+            ("Senders", "pairs_senders"): tables.role_matrix(units, "sender", variant),
+            ("Receivers", "pairs_receivers"): tables.role_matrix(units, "receiver", variant),
+        }
         parts += [
-            _matrix_block(
-                tables.scene_matrix(units, variant),
-                f"All characters{variant}",
-                f"pairs{tag}",
-                report,
-            ),
-            _matrix_block(
-                tables.role_matrix(units, "sender", variant),
-                f"Senders{variant}",
-                f"pairs_senders{tag}",
-                report,
-            ),
-            _matrix_block(
-                tables.role_matrix(units, "receiver", variant),
-                f"Receivers{variant}",
-                f"pairs_receivers{tag}",
-                report,
-            ),
+            _matrix_block(matrix, f"{title}{variant}", f"{name}{tag}", report)
+            for (title, name), matrix in matrices.items()
         ]
     return "\n\n".join(p for p in parts if p)
 

@@ -21,8 +21,7 @@ judges fit?), *Construction* (what the scenario builder made) and *GCA* (CoSER's
 from __future__ import annotations
 
 import math
-from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import pandas as pd
@@ -35,7 +34,7 @@ from agentsense.coser import KEYS, SCORE_KEYS
 from agentsense.engine.roles import BUILDER_ROLE, CRITIC_ROLE
 from agentsense.report.document import Absent, Content, Report
 from agentsense.report.other_logs import Item, OtherLogs, items
-from agentsense.report.render import cell, estimate_columns, markdown
+from agentsense.report.render import DASH, by_clusters, cell, markdown, missing, percent, spread
 from agentsense.report.sections.profile import GCA_AVERAGE
 from agentsense.sense.dataset.judge_check_items import CLAIM_CASES, INJECTION_CASES
 from agentsense.sense.judge_check import JUDGE_METRICS, UNREADABLE
@@ -54,6 +53,28 @@ def read_task(
         return Absent(NO_LOG.format(task))
     frame = table(paths)
     return Absent(empty) if frame.empty else (paths, frame)
+
+
+def score_rows(
+    others: OtherLogs,
+    table: pd.DataFrame,
+    name: str,
+    plain: Sequence[str],
+    keys: Sequence[str],
+    clusters: str,
+    points: Collection[str] = (),
+) -> list[list[str]]:
+    """The Markdown rows of a benchmark's table (GCA, Sotopia): the row's `name` with how far
+    each of its logs got when unfinished, the `plain` columns, then the estimate of each score
+    key, its interval clustered by `clusters` (× 100 for the `points` keys)."""
+    rows = []
+    for r in table.to_dict("records"):
+        label = str(r[name])
+        for log in str(r["log"]).split(", "):
+            label = others.labelled(log, label)
+        scores = (by_clusters(cell(r[k], percent=k in points), clusters) for k in keys)
+        rows.append([label, *(str(r[column]) for column in plain), *scores])
+    return rows
 
 
 # --- judge check -------------------------------------------------------------------------------
@@ -125,10 +146,9 @@ def judge_check_table(paths: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=JUDGE_CHECK_COLUMNS)
 
 
-def _share(value: object, n: object = None) -> str:
-    if not isinstance(value, float | int) or math.isnan(value):
-        return "–"
-    return f"{100 * value:.1f}" + (f" (n={n})" if n is not None else "")
+def _share(value: object, n: object) -> str:
+    """The share in % and its n."""
+    return DASH if missing(value) else f"{percent(value)} (n={n})"
 
 
 def judge_check_section(others: OtherLogs, report: Report) -> Content:
@@ -150,11 +170,11 @@ def judge_check_section(others: OtherLogs, report: Report) -> Content:
             others.labelled(str(r.log), str(r.log)),
             str(r.model or r.judge),
             str(r.items),
-            _share(r.accuracy),
+            percent(r.accuracy),
             _share(r.false_yes_claimed, r.claims),
             _share(r.false_yes_injected, r.injections),
             _share(r.consistency, r.perturbed),
-            _share(r.unreadable),
+            percent(r.unreadable),
         ]
         for r in table.itertuples()
     ]
@@ -231,13 +251,11 @@ def build_rows(path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], i
 
 
 def construction_tables(paths: list[str]) -> tuple[pd.DataFrame, pd.DataFrame, int]:
-    scripts, drops, failed = [], [], 0
-    for path in paths:
-        rows, dropped, errors = build_rows(path)
-        scripts += rows
-        drops += dropped
-        failed += errors
+    built = [build_rows(path) for path in paths]
+    scripts = [row for rows, _, _ in built for row in rows]
+    drops = [drop for _, dropped, _ in built for drop in dropped]
     columns = ["log", "builder", "script", *COUNTS]
+    failed = sum(errors for _, _, errors in built)
     return pd.DataFrame(scripts, columns=columns), pd.DataFrame(drops, columns=DROP_COLUMNS), failed
 
 
@@ -248,13 +266,8 @@ def _count(value: object) -> str:
 def _drops_text(drops: pd.DataFrame) -> str:
     if drops.empty:
         return "Nothing was dropped."
-    grouped: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for drop in drops.to_dict("records"):
-        grouped[(str(drop["stage"]), str(drop["reason"]))].append(str(drop["item"]))
-    rows = [
-        [stage, reason, str(len(items)), ", ".join(items)]
-        for (stage, reason), items in sorted(grouped.items())
-    ]
+    grouped = drops.map(str).groupby(["stage", "reason"], sort=True)["item"]
+    rows = [[*key, str(len(items)), ", ".join(items)] for key, items in grouped]
     return "### Dropped items\n\n" + markdown(["stage", "reason", "items", "which"], rows)
 
 
@@ -355,41 +368,18 @@ def gca_table(paths: list[str]) -> pd.DataFrame:
     return pd.DataFrame([row for path in paths if (row := gca_rows(path)) is not None])
 
 
-def _flat(table: pd.DataFrame) -> pd.DataFrame:
-    """Estimates spread into mean / ci_low / ci_high / n, on CoSER's scales (0-100, 0-1)."""
-    out = table.drop(columns=list(SCORE_KEYS))
-    for key in SCORE_KEYS:
-        scale = 100.0 if key in POINTS else 1.0
-        out = out.assign(**estimate_columns(list(table[key]), f"{key}_", scale))
-    return out
-
-
-def _by_book(text: str) -> str:
-    """The interval's caveat names the clusters it is computed over here: books."""
-    return text.replace("templates", "books").replace("template", "book")
-
-
 def gca_section(others: OtherLogs, report: Report) -> Content:
     read = read_task(others, "gca", gca_table, "no agentsense/gca log has a scored scene")
     if isinstance(read, Absent):
         return read
     table = read[1]
-    report.csv(_flat(table), "gca")
+    report.csv(spread(table, SCORE_KEYS, POINTS), "gca")  # on CoSER's scales (0-100, 0-1)
     for r in table.itertuples():
         report.runs.append(f"gca {r.actor}: 1 log, {r.scenes} scenes, critic {r.critic}")
         report.headline(GCA_AVERAGE.key, str(r.actor), r.average)
     head = ["actor", "critic", "dataset", "scenes", "books", *(GCA_HEADERS[k] for k in SCORE_KEYS)]
-    rows = [
-        [
-            others.labelled(str(r["log"]), str(r["actor"])),
-            str(r["critic"]),
-            str(r["dataset"]),
-            str(r["scenes"]),
-            str(r["books"]),
-            *(_by_book(cell(r[key], percent=key in POINTS)) for key in SCORE_KEYS),
-        ]
-        for r in table.to_dict("records")
-    ]
+    plain = ["critic", "dataset", "scenes", "books"]
+    rows = score_rows(others, table, "actor", plain, SCORE_KEYS, "book", POINTS)
     unread = int(table["unreadable"].sum())
     note = (
         f"\n\n{unread} dimension score(s) left out: the critic's reply stayed unreadable."

@@ -13,7 +13,7 @@ import pandas as pd
 
 from agentsense.report.document import Absent, Content, Report
 from agentsense.report.other_logs import OtherLogs
-from agentsense.report.render import cell, estimate_columns, markdown
+from agentsense.report.render import by_clusters, cell, markdown, spread
 
 
 @dataclass(frozen=True)
@@ -50,17 +50,9 @@ def profile_table(report: Report) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["model", *(c.key for c in COLUMNS)])
 
 
-def _flat(table: pd.DataFrame) -> pd.DataFrame:
-    out = table[["model"]].copy()
-    for c in COLUMNS:
-        out = out.assign(**estimate_columns(list(table[c.key]), f"{c.key}_"))
-    return out
-
-
 def _cell(value: object, column: Column) -> str:
     """The estimate as its own section shows it, its caveat naming the column's clusters."""
-    text = cell(value, column.percent, with_n=True)
-    return text.replace("templates", f"{column.clusters}s").replace("template", column.clusters)
+    return by_clusters(cell(value, column.percent, with_n=True), column.clusters)
 
 
 def profile_section(others: OtherLogs, report: Report) -> Content:
@@ -71,7 +63,7 @@ def profile_section(others: OtherLogs, report: Report) -> Content:
             "sets a model's scores on them side by side"
         )
     table = profile_table(report)
-    report.csv(_flat(table), "profile")
+    report.csv(spread(table, [c.key for c in COLUMNS]), "profile")
     rows = [
         [str(r["model"]), *(_cell(r[c.key], c) for c in COLUMNS)] for r in table.to_dict("records")
     ]

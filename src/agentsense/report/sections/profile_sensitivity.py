@@ -1,21 +1,11 @@
 """The *Profile sensitivity* section (paper §3.4, §5.3, App. D.6): per-template spread and
-abnormal templates.
+abnormal templates (docs/analysis.md, *The chi-square test for abnormal templates*).
 
-For each run (model) and template, the scores of the template's scenes (its character sets) are
-compared with the run's scores over all scenes by the chi-square test for one variance:
-
-    chi2 = (n - 1) · s² / sigma0²,   n - 1 degrees of freedom,
-
-where n is the number of the template's scored scenes, s² their sample variance (ddof=1) and
-sigma0² the variance of the run's scene scores over all scenes (population variance, ddof=0).
-H0: the template's variance equals the overall variance; H1: it differs (two-sided,
-p = 2 · min(P(X <= chi2), P(X >= chi2))); H0 is rejected when p < alpha (0.05 in the paper).
-
-A template is *abnormal* when H0 is rejected for more than half of the runs tested on it (the
-paper: "rejecting over 5 models' results" of 11). Scores are the scene scores of one metric
-(default: judge majority, the paper's primary metric), epochs averaged. Each template's std has a
-95% chi-square interval under the same normal model (`stats.std_ci`); the table and the figure
-show that std.
+Per run and template, the chi-square test for one variance, chi2 = (n - 1) · s² / sigma0² on
+n - 1 degrees of freedom (n the template's scored scenes, s² their variance with ddof=1, sigma0²
+the variance of the run's scene scores over all scenes with ddof=0), two-sided, rejected when
+p < alpha. A template is *abnormal* when rejected for more than half of the runs tested on it.
+Each template's std has a 95% chi-square interval (`stats.std_ci`), shown in the figure.
 """
 
 from __future__ import annotations
@@ -100,18 +90,9 @@ def std_estimates(tests: pd.DataFrame) -> dict[str, dict[str, Estimate]]:
 
 def abnormal_templates(tests: pd.DataFrame) -> pd.DataFrame:
     tested = tests.dropna(subset=["p"])
-    rows = []
-    for template, part in tested.groupby("template_id", sort=True):
-        rejected = int(part["rejected"].astype(bool).sum())
-        rows.append(
-            {
-                "template_id": template,
-                "runs_tested": len(part),
-                "rejections": rejected,
-                "abnormal": rejected > len(part) / 2,
-            }
-        )
-    return pd.DataFrame(rows, columns=["template_id", "runs_tested", "rejections", "abnormal"])
+    rejected = tested["rejected"].astype(bool).groupby(tested["template_id"], sort=True)
+    counts = pd.DataFrame({"runs_tested": rejected.size(), "rejections": rejected.sum()})
+    return counts.assign(abnormal=counts["rejections"] > counts["runs_tested"] / 2).reset_index()
 
 
 def profile_sensitivity(units: Units, metric: str, alpha: float) -> Sensitivity:

@@ -4,6 +4,7 @@ the *Statistics* (how the report's intervals and tests are computed)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -12,6 +13,7 @@ from agentsense.analysis.logs import records
 from agentsense.analysis.stats import MIN_TEMPLATES
 from agentsense.report import tables
 from agentsense.report.document import Absent, Content, Inputs
+from agentsense.report.frames import base_label
 from agentsense.report.render import markdown
 
 
@@ -22,13 +24,11 @@ def _log_names(run: dict[str, object]) -> str:
     return Path(str(run["log"])).name
 
 
-def _who(run: dict[str, object]) -> str:
-    if run["kind"] == "pairwise":
-        return f"{run['sender']} × {run['receiver']}"
+def _who(run: dict[str, Any]) -> str:
     roles = run.get("roles")
     if run["kind"] == "labelling" and isinstance(roles, dict) and "labeller" in roles:
         return f"labeller {roles['labeller']}"
-    return str(run["model"])
+    return base_label(run)
 
 
 def run_line(run: dict[str, object]) -> str:

@@ -17,13 +17,13 @@ from agentsense.report.plots import Panel, bar_figure
 from agentsense.report.render import (
     DASH,
     cell,
-    estimate_columns,
     flat,
     frame_markdown,
     header,
     markdown,
     number,
     percent,
+    spread,
 )
 from agentsense.report.sections.profile import GOAL, INFO
 from agentsense.report.sections.usage import calls_of, run_usage, table_one_notes
@@ -50,30 +50,29 @@ def table_section(
 
 # --- Table 1 -----------------------------------------------------------------------------------
 
+# The n of Table 1's columns (its units) and the conversations pooled into them, as headed.
+COUNTED = {
+    HEADLINE: "n scenes",
+    MCQ_ACCURACY: "n MCQ scenes",
+    "goal_psi": "n templates (goal PSI)",
+    BLIND_MCQ_ACCURACY: "n blind scenes",
+}
+CONVERSATIONS = {"conversations": "n conversations", "blind_conversations": "n blind conversations"}
+
 
 def table_one_section(inputs: Inputs) -> Content:
-    units, report = inputs.units, inputs.report
-    if tables.scored_scenes(units).empty:
+    units, report, table = inputs.units, inputs.report, inputs.table_one
+    if table.empty:
         return Absent("no scored sample of a model run (full, goal, info, pairwise or blind)")
-    table = tables.table_one(units)
     report.csv(flat(table, "run"), "table1")
     for run, row in table[table["kind"] == "homogeneous"].iterrows():
         report.headline(GOAL.key, str(run), row[HEADLINE])
         report.headline(INFO.key, str(run), row[MCQ_ACCURACY])
-    counts = pd.DataFrame(
-        {
-            "n scenes": [_n(r, HEADLINE) for r in table.itertuples()],
-            "n MCQ scenes": [_n(r, MCQ_ACCURACY) for r in table.itertuples()],
-            "n templates (goal PSI)": [_n(r, "goal_psi") for r in table.itertuples()],
-            "n blind scenes": [_n(r, BLIND_MCQ_ACCURACY) for r in table.itertuples()],
-            "n conversations": list(table["conversations"]),
-            "n blind conversations": list(table["blind_conversations"]),
-        },
-        index=table.index,
-    )
+    counts = table[list(COUNTED)].map(lambda v: v.n if isinstance(v, Estimate) else 0)
     shown = pd.concat(
-        [table.drop(columns=["conversations", "blind_conversations"]), counts], axis=1
+        [table.drop(columns=list(CONVERSATIONS)), counts.rename(columns=COUNTED)], axis=1
     )
+    shown = shown.join(table[list(CONVERSATIONS)].rename(columns=CONVERSATIONS))
     # Columns no run has a value for (e.g. MCQ columns of a goal-only report) are not shown.
     shown = shown[[c for c in shown.columns if c == "kind" or _filled(shown[c])]]
     text = (
@@ -103,11 +102,6 @@ def table_one_section(inputs: Inputs) -> Content:
 
 def _filled(column: pd.Series) -> bool:
     return any((v.n > 0) if isinstance(v, Estimate) else bool(v) and not pd.isna(v) for v in column)
-
-
-def _n(row: object, column: str) -> int:
-    value = getattr(row, column)
-    return value.n if isinstance(value, Estimate) else 0
 
 
 # --- leakage: the blind test (§4.3) and script prediction (Table 2) ----------------------------
@@ -152,11 +146,7 @@ def table_two_section(inputs: Inputs) -> Content:
     if not (inputs.units.scenes["kind"] == "script").any():
         return Absent("no agentsense/script_prediction log among the inputs")
     table = table_two(inputs.units)
-    out: dict[str, list[object]] = {"model": list(table["model"])}
-    out["templates"] = list(table["templates"])
-    for column in TABLE_TWO:
-        out.update(estimate_columns(list(table[column]), f"{column}_"))
-    inputs.report.csv(pd.DataFrame(out), "table2")
+    inputs.report.csv(spread(table, TABLE_TWO), "table2")
     rows = [
         [
             str(r.model),
@@ -182,8 +172,6 @@ def table_two_section(inputs: Inputs) -> Content:
 
 REPEATED_KINDS = ("homogeneous", "pairwise", "blind")
 REPEATED_METRICS = (*GOAL_KEYS, MCQ_ACCURACY, BLIND_MCQ_ACCURACY)
-REPEATED_COLUMNS = ["run", "metric", "epochs", "scenes", "mean", "std", "full_run", "full_mean"]
-REPEATED_COLUMNS += ["relative_change"]
 
 
 def metric_order(units: Units) -> list[str]:
@@ -235,7 +223,7 @@ def repeated_runs(inputs: Inputs) -> pd.DataFrame:
                     "relative_change": (mean - full) / full if full else math.nan,
                 }
             )
-    return pd.DataFrame(rows, columns=REPEATED_COLUMNS)
+    return pd.DataFrame(rows)  # empty: the section is left out
 
 
 def _mean_cell(mean: float, change: float) -> str:
@@ -302,9 +290,7 @@ def baselines_section(inputs: Inputs) -> Content:
     table = tables.baselines(inputs.units)
     if table.empty:
         return Absent("no scored conversation run (full, goal, info or pairwise)")
-    spread = estimate_columns(list(table["score"]), "score_")
-    spread["n"] = spread.pop("score_n")
-    inputs.report.csv(table.drop(columns=["score"]).assign(**spread), "baselines")
+    inputs.report.csv(spread(table, ["score"]).rename(columns={"score_n": "n"}), "baselines")
     rows = [
         [
             str(r.group),

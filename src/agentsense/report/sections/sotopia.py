@@ -15,8 +15,8 @@ from agentsense.analysis.stats import Bounds, clustered_mean_ci
 from agentsense.engine.roles import CHARACTER_ROLE, JUDGE_ROLE
 from agentsense.report.document import Absent, Content, Report
 from agentsense.report.other_logs import OtherLogs, items
-from agentsense.report.render import cell, estimate_columns, markdown
-from agentsense.report.sections.other_tasks import read_task
+from agentsense.report.render import markdown, spread
+from agentsense.report.sections.other_tasks import read_task, score_rows
 from agentsense.report.sections.profile import SOTOPIA_GOAL, SOTOPIA_OVERALL
 from agentsense.sense.metrics import nan_mean
 from agentsense.sotopia import KEYS, SCORE_KEYS
@@ -99,24 +99,6 @@ def sotopia_table(paths: list[str]) -> pd.DataFrame:
     return pd.DataFrame([row for row in rows if row is not None])
 
 
-def _flat(table: pd.DataFrame) -> pd.DataFrame:
-    out = table.drop(columns=list(SCORE_KEYS))
-    for key in SCORE_KEYS:
-        out = out.assign(**estimate_columns(list(table[key]), f"{key}_"))
-    return out
-
-
-def _by_environment(text: str) -> str:
-    return text.replace("templates", "environments").replace("template", "environment")
-
-
-def _labelled(others: OtherLogs, names: str, text: str) -> str:
-    """The model, with how far each of its unfinished logs got."""
-    for name in names.split(", "):
-        text = others.labelled(name, text)
-    return text
-
-
 def sotopia_section(others: OtherLogs, report: Report) -> Content:
     read = read_task(
         others, "sotopia", sotopia_table, "no agentsense/sotopia log has a scored episode"
@@ -124,7 +106,7 @@ def sotopia_section(others: OtherLogs, report: Report) -> Content:
     if isinstance(read, Absent):
         return read
     table = read[1]
-    report.csv(_flat(table), "sotopia")
+    report.csv(spread(table, SCORE_KEYS), "sotopia")
     for r in table.to_dict("records"):
         count, model = int(r["logs"]), str(r["model"])
         logs_text = f"{count} log{'s' if count > 1 else ''}"
@@ -135,17 +117,8 @@ def sotopia_section(others: OtherLogs, report: Report) -> Content:
         report.headline(SOTOPIA_GOAL.key, model, r["goal"])
     head = ["model", "judges", "dataset", "episodes", "environments"]
     head += [f"{HEADERS[k]} ({BOUNDS[k][0]:.3g}..{BOUNDS[k][1]:.3g})" for k in SCORE_KEYS]
-    rows = [
-        [
-            _labelled(others, str(r["log"]), str(r["model"])),
-            str(r["judges"]),
-            str(r["dataset"]),
-            str(r["episodes"]),
-            str(r["environments"]),
-            *(_by_environment(cell(r[key], percent=False)) for key in SCORE_KEYS),
-        ]
-        for r in table.to_dict("records")
-    ]
+    plain = ["judges", "dataset", "episodes", "environments"]
+    rows = score_rows(others, table, "model", plain, SCORE_KEYS, "environment")
     unread = int(table["unreadable"].sum())
     note = (
         f"\n\n{unread} episode score(s) left out: every judge's value for the dimension was "

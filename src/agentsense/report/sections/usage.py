@@ -30,11 +30,6 @@ def _sum(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return summed.assign(cost=cost).reset_index()
 
 
-def scene_usage(calls: pd.DataFrame) -> pd.DataFrame:
-    """Per scene and epoch, per part and model: calls, tokens and cost."""
-    return _sum(calls, ["group", "id", "epoch", "part", "role", "model"])
-
-
 def run_usage(calls: pd.DataFrame) -> pd.DataFrame:
     """Per run group and part: calls, tokens, cost, their shares, and the mean per scene."""
     parts = _sum(calls, ["group", "part"])
@@ -119,5 +114,8 @@ def usage_section(inputs: Inputs) -> Content:
             "README, *Judge repeats, variance components, tokens and cost*)."
         )
     inputs.report.csv(parts, "usage")
-    inputs.report.csv(scene_usage(calls), "usage_by_scene")
+    # Per scene and epoch, per part and model.
+    inputs.report.csv(
+        _sum(calls, ["group", "id", "epoch", "part", "role", "model"]), "usage_by_scene"
+    )
     return text
