@@ -46,7 +46,9 @@ FAILING_AGENT = AGENT.replace("standin/", "fails_on_one_scene/")
 
 def report(logs: list[Path], out: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
     """Run `agentsense report` in-process: (console output with its lines unwrapped, report.md).
-    The UNFINISHED lines fit 80 columns."""
+    The UNFINISHED lines fit 80 columns. What was printed before (Inspect's banner, when a
+    fixture's eval was the process's first) is not the report's."""
+    capsys.readouterr()
     assert main(["report", *map(str, logs), "--out", str(out), "--no-figures"]) == 0
     printed = capsys.readouterr().out
     banner = printed.split("Run: ")[0].splitlines()
