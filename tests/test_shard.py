@@ -6,13 +6,21 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import read_eval_log
 
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.report.assemble import write_report
 from agentsense.report.document import ReportOptions
 from agentsense.sense.dataset.samples import demo_path, load_scenarios
-from agentsense.sense.dataset.selection import Shard, parse_shard, shard_scenes
-from agentsense_logs import AGENT, JUDGES, kind_task
+from agentsense.sense.dataset.selection import (
+    TURN_CALLS,
+    Shard,
+    parse_shard,
+    scene_calls,
+    shard_scenes,
+)
+from agentsense_logs import AGENT, JUDGES, MAX_MESSAGES, kind_task
 
 # Two templates, three scenes each.
 SCENES = {101, 102, 103, 301, 302, 303}
@@ -32,7 +40,21 @@ def test_shards_are_disjoint_balanced_and_cover_the_dataset(count: int) -> None:
     assert max(map(len, parts)) - min(map(len, parts)) <= 1
 
 
-def test_a_shard_depends_on_the_sample_ids_not_the_file_order() -> None:
+@pytest.mark.parametrize("count", [2, 3, 4])
+def test_shards_carry_equal_model_calls(count: int) -> None:
+    # A part lighter by a few scenes' calls idles its connections at the end of the run.
+    scenes = load_scenarios("demo")
+    calls = [
+        sum(map(scene_calls, shard_scenes(scenes, Shard(k, count), "demo")))
+        for k in range(1, count + 1)
+    ]
+    assert sum(calls) == sum(map(scene_calls, scenes))
+    assert max(calls) - min(calls) <= max(map(scene_calls, scenes))
+    every_nth = [sum(map(scene_calls, scenes[k::count])) for k in range(count)]
+    assert max(calls) - min(calls) <= max(every_nth) - min(every_nth)
+
+
+def test_a_shard_depends_on_the_scenes_not_the_file_order() -> None:
     scenes = load_scenarios("demo")
     forward = shard_scenes(scenes, Shard(2, 5), "demo")
     backward = shard_scenes(scenes[::-1], Shard(2, 5), "demo")
@@ -76,4 +98,18 @@ def test_merged_shards_give_the_unsharded_table_one(tmp_path: Path) -> None:
         assert len(report.runs) == 1 and "6 scenes" in report.runs[0], report.runs
         tables[name] = (tmp_path / f"out-{name}" / "table1.csv").read_text(encoding="utf-8")
     assert JUDGES[0] in tables["whole"]  # a judged Table 1, not an empty one
+    assert_scene_calls_match(whole)
     assert tables["shards"] == tables["whole"]  # to the last digit
+
+
+def assert_scene_calls_match(log_path: Path) -> None:
+    """`scene_calls`, the weight the parts are balanced by, is what a scene really asks for."""
+    scenes = {s.sample_idx: s for s in load_scenarios("demo")}
+    log = read_eval_log(str(log_path))
+    for sample in log.samples or []:
+        scene = scenes[sample.id]
+        made = sum(isinstance(event, ModelEvent) for event in sample.events)
+        goals = sum(len(character.goals) for character in scene.characters)
+        turns = MAX_MESSAGES - 1  # the fixture's short scenes, not TURN_CALLS
+        expected = scene_calls(scene) - TURN_CALLS + turns + (len(JUDGES) - 1) * goals
+        assert made == expected, sample.id

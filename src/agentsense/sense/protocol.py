@@ -97,8 +97,8 @@ class TaskArguments(Protocol):
     )
     shard: str | None = Field(
         default=None,
-        description="`k/n`: run only the k-th of n disjoint parts of the scenes (by sample id), "
-        "e.g. one per process or array job; `agentsense report` merges the parts "
+        description="`k/n`: run only the k-th of n disjoint parts of the scenes (balanced by "
+        "model calls), e.g. one per process or array job; `agentsense report` merges the parts "
         "(docs/throughput.md, 'Scaling out')",
     )
     per_template: int | None = Field(

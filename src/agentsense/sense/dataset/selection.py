@@ -8,15 +8,19 @@ Table 7: one scenario per template, three runs); `agentsense/script_prediction` 
 (§4.3: one sample per template). The selection is applied to the scenes the task keeps (e.g. the
 scenes with MCQs for `info` and `blind`), before `-T shard`.
 
-The `shard` task argument: one of n disjoint parts of a dataset, chosen by sample id.
+The `shard` task argument: one of n disjoint parts of a dataset, balanced by model calls.
 
-`-T shard=k/n` keeps the scenes whose position in the dataset sorted by sample id is k - 1
-modulo n. The parts are disjoint, cover the dataset, differ in size by at most one scene, and
-depend only on the sample ids, so n processes (one machine's cores, a Slurm array, a Kubernetes
-indexed job) can each run one part without talking to each other. Seeds are drawn per sample id
-and epoch (`solvers.speakers.scene_rng`), so a scene plays out the same in any shard, and the
-merged shards score exactly as one unsharded run (`agentsense report` merges them: `shard` is a
-selection argument, not part of the run configuration).
+`-T shard=k/n` keeps the k-th of n parts dealt from the dataset's scenes, heaviest first: scenes
+are ranked by their model calls (`scene_calls`: the turns, one question per goal to each character
+and the judge, one call per MCQ; ties by sample id) and dealt in snake order (1..n, n..1, ...),
+so the parts differ in size by at most one scene and in calls by at most one scene's worth. A
+part that finished early would leave its share of the server's connections idle while the others
+ran on. The parts depend only on the scenes' contents and ids, never on the file order, so n
+processes (one machine's cores, a Slurm array, a Kubernetes indexed job) can each run one part
+without talking to each other. Seeds are drawn per sample id and epoch
+(`solvers.speakers.scene_rng`), so a scene plays out the same in any shard, and the merged shards
+score exactly as one unsharded run (`agentsense report` merges them: `shard` is a selection
+argument, not part of the run configuration).
 """
 
 from __future__ import annotations
@@ -74,10 +78,29 @@ def parse_shard(text: str) -> Shard:
     return shard
 
 
+# Model turns of a scene: the scripted greeting is not a call (MAX_MESSAGES - 1 with the default).
+TURN_CALLS = 14
+
+
+def scene_calls(scene: Scenario) -> int:
+    """A scene's model calls with one judge: the weight `shard` balances the parts by."""
+    goals = sum(len(character.goals) for character in scene.characters)
+    mcqs = sum(len(character.info_reason_questions) for character in scene.characters)
+    return TURN_CALLS + goals * (len(scene.characters) + 1) + mcqs
+
+
+def snake(count: int, parts: int) -> list[int]:
+    """The part (0-based) of each rank when `count` ranked items are dealt 1..n, n..1, ..."""
+    return [r % parts if (r // parts) % 2 == 0 else parts - 1 - r % parts for r in range(count)]
+
+
 def shard_scenes(scenes: Sequence[Scenario], shard: Shard, dataset: str) -> list[Scenario]:
     """The scenes of one shard, in their dataset order."""
-    order = sorted(range(len(scenes)), key=lambda i: sample_order(scenes[i]))
-    kept = {i for rank, i in enumerate(order) if rank % shard.count == shard.index - 1}
+    ranked = sorted(
+        range(len(scenes)), key=lambda i: (-scene_calls(scenes[i]), sample_order(scenes[i]))
+    )
+    dealt = snake(len(ranked), shard.count)
+    kept = {i for i, part in zip(ranked, dealt, strict=True) if part == shard.index - 1}
     if not kept:
         raise PrerequisiteError(
             f"-T shard={shard}: dataset {dataset!r} has {len(scenes)} scene(s) for this task, "
