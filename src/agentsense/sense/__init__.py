@@ -23,7 +23,8 @@ from agentsense.sense.score_keys import BLIND_MCQ_ACCURACY, SCRIPT_ACCURACY
 @scorer(metrics=GOAL_METRICS)
 def goal_completion(repeat: int = 0) -> Scorer:
     """Goal completion judged by self, others and the judge panel (role `judge`); `repeat`:
-    the judge repeat (re-judge a log with `inspect score LOG -S repeat=1`, `scorers.repeats`)."""
+    the judge repeat (re-judge a log with
+    `inspect score LOG --scorer agentsense/goal_completion -S repeat=1`, `scorers.repeats`)."""
     from agentsense.sense.scorers.scoring import interview_scorer
 
     return interview_scorer(goals=True, mcq=False, repeat=repeat)
