@@ -5,7 +5,9 @@ This module runs once in each process (each xdist worker), so every worker has i
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +27,9 @@ os.environ.setdefault("PIP_CACHE_DIR", str(_CACHE / "pip"))
 # Set before Inspect is imported anywhere, so its module-level paths land in the sandbox too; one
 # sandbox per process, so xdist workers share no cache, data or log folder.
 _SANDBOX = Path(tempfile.mkdtemp(prefix="agentsense-tests-"))
+# Removed when the process ends (its caches and logs reach 0.5 GB a run); pytest keeps each
+# test's tmp_path, where the files a failure is read from are.
+atexit.register(shutil.rmtree, _SANDBOX, ignore_errors=True)
 for _name in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
     os.environ[_name] = str(_SANDBOX / _name.lower())
 os.environ["INSPECT_CACHE_DIR"] = str(_SANDBOX / "inspect-cache")

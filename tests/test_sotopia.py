@@ -34,7 +34,7 @@ from agentsense.sotopia.render import bio, for_agent, for_environment
 from agentsense.tasks import sotopia
 
 AGENT = "standin/persona/agent"
-LOGS = Path(os.environ.get("SOTOPIA_TEST_LOGS", "/tmp/agentsense-sotopia-test-logs"))
+LOGS = Path(os.environ["INSPECT_LOG_DIR"]) / "sotopia"  # the test sandbox's (conftest.py)
 JUDGE = "standin/persona/judge"
 
 
