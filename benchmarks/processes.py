@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-def isolated_env(work: Path, base_url: str) -> dict[str, str]:
-    """The eval's environment: the stub's URL, and caches and data dirs of its own."""
+def isolated_env(work: Path, base_url: str | None) -> dict[str, str]:
+    """The eval's environment: the stub's URL (None: no stub), and caches and data dirs of its
+    own."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("INSPECT_EVAL_")}
     for name in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "INSPECT_CACHE_DIR"):
         env[name] = str(work / name.lower())
-    env["VLLM_BASE_URL"] = base_url
+    if base_url is not None:
+        env["VLLM_BASE_URL"] = base_url
     return env
 
 

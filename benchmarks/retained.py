@@ -7,7 +7,7 @@ repeated with distinct ids (`scale.write_dataset`), stand-in models (`standin/pe
 judges, no server: the figures are the process's own), `--no-log-realtime`, under tracemalloc.
 The snapshot is taken, after a full garbage collection, when the last scene ends (an
 `on_sample_end` hook): every scene finished, the run's metrics and log not yet computed.
-Each N runs in a child process of its own.
+Each N runs in a child process of its own, with caches and data dirs of its own.
 
 The table: Python memory traced at that point, and the difference between the largest and the
 smallest N per extra scene, grouped by the innermost agentsense or inspect_ai frames of the
@@ -28,6 +28,7 @@ import tracemalloc
 from collections.abc import Sequence
 from pathlib import Path
 
+from processes import isolated_env
 from scale import write_dataset
 
 JUDGES = [f"standin/persona/judge-{x}" for x in "abc"]
@@ -115,11 +116,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.exit("--scenes: give at least two sizes (the growth is their difference)")
     with tempfile.TemporaryDirectory(prefix="retained-") as folder:
         work = Path(folder)
-        for scenes in sorted(set(args.scenes)):
-            child = [sys.executable, __file__, "--child", str(scenes), "--work", folder]
-            subprocess.run(child, check=True)
         snapshots = {}
         for scenes in sorted(set(args.scenes)):
+            child = [sys.executable, __file__, "--child", str(scenes), "--work", folder]
+            subprocess.run(child, check=True, env=isolated_env(work / f"env-{scenes}", None))
             with (work / f"snap-{scenes}").open("rb") as snap:
                 snapshots[scenes] = pickle.load(snap)
     print_table(snapshots, args.rows)
