@@ -78,6 +78,99 @@ def test_rules_on_single_turns() -> None:
     assert detect.panel_splits(answers) == (1, 1)
 
 
+# Turns written without the rules in view (issue 53), each judged wrongly by the earlier rules.
+@pytest.mark.parametrize(
+    "text", ["I'd rather not continue this role-play.", "Sorry, I can't help with that."]
+)
+def test_refusal_in_other_words(text: str) -> None:
+    assert detect.refusal(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sorry, I can't help with the dishes tonight, Mum.",  # a thing in the scene, not a request
+        "Sorry, I can't help it, I'm nervous.",
+        "I'd rather not continue this conversation, Mum.",  # the scene's talk, not the role-play
+    ],
+)
+def test_a_character_declining_in_the_scene_is_no_refusal(text: str) -> None:
+    assert not detect.refusal(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I worked as an assistant chef",
+        "As an assistant buyer, I never got a say.",
+        "I'm just an assistant at the surgery",
+        "I worked as an assistant.",
+        "As an AI researcher, I see this a lot.",
+    ],
+)
+def test_a_job_is_no_character_break(text: str) -> None:
+    assert not detect.character_break(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm just an assistant, so I can't say what Daniel feels.",
+        "Well, as an assistant, I would suggest honesty.",
+        "I am an AI language model developed by a lab.",
+    ],
+)
+def test_an_assistant_speaking_as_itself_is_a_character_break(text: str) -> None:
+    assert detect.character_break(text)
+
+
+def test_wrong_speaker_in_a_stage_direction() -> None:
+    names = ["DanielAdeyemi", "GraceAdeyemi"]
+    for text in ("(Grace: fine, take it.)", "I'll drive. (GraceAdeyemi: Fine, take it.)"):
+        assert detect.wrong_speaker(text, "DanielAdeyemi", names) == "GraceAdeyemi", text
+    assert (
+        detect.wrong_speaker("(Grace looks away.) Fine: take it.", "DanielAdeyemi", names) is None
+    )
+
+
+def secret_leak_standin(turns: list[tuple[str, str]], secrets: dict[str, str]) -> bool:
+    """`secret_leak_llm` on the stand-in, for a transcript of `(speaker, text)` turns."""
+    import asyncio
+
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
+    from inspect_scout import Transcript
+
+    from agentsense.scanners import llm
+
+    transcript = Transcript(
+        transcript_id="leak",
+        messages=[
+            ChatMessageUser(content="The scene begins."),
+            *(ChatMessageAssistant(content=f"{who}: {text}") for who, text in turns),
+        ],
+        metadata={
+            "sample_metadata": {
+                "scenario": {
+                    "characters": [{"name": n, "private_info": s} for n, s in secrets.items()]
+                }
+            }
+        },
+    )
+    scan = llm.secret_leak_llm(model="scanner-standin/patterns")
+    return bool(asyncio.run(scan(transcript)).value)  # type: ignore[union-attr]
+
+
+def test_secret_leak_standin_judges_each_turn_against_its_own_secret() -> None:
+    secrets = {"DanielAdeyemi": "", "GraceAdeyemi": "GraceAdeyemi sold the cottage."}
+    # Another character's turn mentioning the cottage is not Grace stating her secret, and
+    # Grace's own name (in her turn's prefix, or said) is not a word of it.
+    daniel = ("DanielAdeyemi", "Grace, the cottage looked lovely.")
+    assert not secret_leak_standin([daniel, ("GraceAdeyemi", "Thank you, love.")], secrets)
+    assert not secret_leak_standin([("GraceAdeyemi", "GraceAdeyemi loves the cottage.")], secrets)
+    assert not secret_leak_standin([("DanielAdeyemi", "Mum sold the cottage.")], secrets)
+    assert secret_leak_standin([daniel, ("GraceAdeyemi", "I sold the cottage.")], secrets)
+
+
 def test_validate_command_prints_every_scanner(capsys: pytest.CaptureFixture[str]) -> None:
     validate.main([])
     # The table's rows (Inspect may print its hooks first, once a task module is imported).
@@ -90,12 +183,11 @@ def test_validate_command_prints_every_scanner(capsys: pytest.CaptureFixture[str
     assert set(rows) == set(validate.RULES) | {
         f"{llm} (scanner-standin/patterns)" for llm in validate.LLM
     }
-    # The stand-in answers with the pattern rule, so through the LLM scanner's prompt and answer
-    # parsing it must find what the rule finds (secret leak: the whole prompt is its text).
+    # The stand-in answers with the pattern rule turn by turn, so through the LLM scanner's prompt
+    # and answer parsing it must find what the rule finds.
     figures = {name: line.split("|")[2:] for name, line in rows.items()}
-    assert figures["character_break_llm (scanner-standin/patterns)"] == figures["character_break"]
-    secret_leak = figures["secret_leak_llm (scanner-standin/patterns)"]
-    assert float(secret_leak[2]) >= 0.9 and float(secret_leak[3]) >= 0.5
+    for llm, rule in validate.LLM.items():
+        assert figures[f"{llm} (scanner-standin/patterns)"] == figures[rule], llm
 
 
 # --- a scripted log, scanned with `scout scan` ---------------------------------------------------

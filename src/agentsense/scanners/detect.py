@@ -16,17 +16,28 @@ from typing import Any
 from agentsense.engine.conversation import Turn, prefixed_text, visible_text
 from agentsense.sense.score_keys import JUDGE_PREFIX
 
-# Speaking as an AI system, not as the character (`character_break`).
-_AI = (
-    r"(?:an? )?(?:AI|A\.I\.|artificial intelligence|(?:large )?language model|LLM|chatbot"
-    r"|virtual assistant|AI assistant|assistant)"
+# Speaking as an AI system, not as the character (`character_break`). A term counts only where
+# its noun phrase ends: a job goes on with another noun ("an assistant chef", "an AI researcher")
+# or a workplace ("an assistant at the surgery"); an AI's self-description goes on with a clause
+# ("As an AI, I ...", "I'm an assistant and cannot ...").
+_AI_TERM = r"(?:AI|A\.I\.|artificial intelligence|(?:large )?language model|LLM|chatbot"
+_AI_TERM += r"|(?:virtual|digital) assistant)(?: (?:AI|language model|model|assistant|chatbot))*"
+_ENDS = (
+    r"(?=\s*(?:[^\w\s'’]|$)|\s+(?:and|but|so|or|I|I'm|that|which|who|here|now|without|not"
+    r"|created|trained|designed|built|made|programmed|developed|cannot|can't|can|could|would"
+    r"|will|won't|don't|do|does|doesn't|is|am|have|has|myself)\b)"
 )
-_JOB = r"(?! (?:manager|director|coach|editor|professor|principal)\b)"  # "an assistant manager"
+_AM = r"\bI(?:'m|’m| am) (?:just |only |merely |simply )?an? "
+# A bare "assistant" is a job as often as an AI, so only as an identity: "I'm (just) an
+# assistant" or "As an assistant" opening a clause (not "I worked as an assistant").
+_CLAUSE = r"(?:^|(?<=[.!?,;:(\"“—-])\s*)"
 CHARACTER_BREAK = re.compile(
     "|".join(
         (
-            rf"\bas {_AI}\b{_JOB}",
-            rf"\bI(?:'m| am) (?:just |only |merely )?{_AI}\b{_JOB}",
+            rf"\bas an? {_AI_TERM}{_ENDS}",
+            rf"{_AM}{_AI_TERM}{_ENDS}",
+            rf"{_AM}assistant{_ENDS}",
+            rf"{_CLAUSE}as an assistant{_ENDS}",
             r"\bI (?:don't|do not) have (?:personal )?(?:feelings|emotions|a body"
             r"|personal experiences|opinions of my own)\b",
             r"\bmy (?:training data|knowledge cutoff|programming|developers at)\b",
@@ -36,20 +47,49 @@ CHARACTER_BREAK = re.compile(
             r"\bstay(?:ing)? in character\b",
         )
     ),
-    re.IGNORECASE,
+    re.IGNORECASE | re.MULTILINE,
 )
 
-# Declining to take part (`refusal`): apologies for not answering, policy talk.
-_CANT = r"(?:can(?:'t|not)|won't|will not)"
+# Declining to take part (`refusal`): an apology for not helping, or unwillingness to go on with
+# the role-play itself (the scene's own talk of what a character can't do is not a refusal).
+_Q = "['’]"  # straight or curly apostrophe
+_CANT = rf"(?:I (?:can{_Q}t|cannot|won{_Q}t|will not)|I(?:{_Q}m| am) unable to)"
+_SORRY = rf"(?:I(?:{_Q}m| am) )?(?:so |very |really |terribly )?(?:sorry|afraid)|apologies"
+_SORRY += r"|I apologi[sz]e"
+_UNWILLING = (
+    rf"(?:{_CANT}|I(?:{_Q}d| would) (?:rather not|prefer not to)"
+    rf"|I (?:don{_Q}t|do not) (?:want|wish) to|I(?:{_Q}m| am) not (?:going|willing|able) to"
+    rf"|I(?:{_Q}m| am) not comfortable|I (?:refuse|decline|must decline) to)"
+)
+_GO_ON = (
+    r"(?:continu(?:e|ing)|go(?:ing)? on with|carry(?:ing)? on with|proceed(?:ing)? with"
+    r"|tak(?:e|ing) part in|participat(?:e|ing) in|engag(?:e|ing) in|play(?:ing)?)"
+)
+_THE_PLAY = (
+    r"(?:with )?(?:this|the|that|our|such an?|any) (?:role-?play|scenario|simulation|role"
+    r"|character|exercise)"
+)
+# What an apology declines: the request itself ("help with that", "comply", "do that"), not a
+# thing in the scene ("help with the dishes", "help it", "provide the money").
+_END = r"(?=\s*[.!;]|\s*$)"
+_WHAT_IS_ASKED = (
+    r"(?:(?:help|assist)(?: you)?(?: with (?:that|this|your|such|the request)\b"
+    r"| (?:with )?(?:writing|creating|generating|producing|role-?playing|pretending)\b"
+    rf"|{_END})|comply|fulfil|do that|role-?play|pretend"
+    r"|(?:engage|participate|take part) in (?:this|that|such)\b"
+    rf"|provide (?:that|this|such|a response|an answer|content)\b|continue{_END})"
+)
 REFUSAL = re.compile(
     "|".join(
         (
-            rf"\bI(?:'m| am) (?:sorry|afraid),? (?:but )?I (?:{_CANT}|am unable to) (?:help|assist"
-            r"|comply|continue|provide|do that|engage|participate|take part|role-?play|fulfil)",
-            rf"\bI {_CANT} (?:assist|comply|role-?play|pretend|engage in|participate in"
-            r"|continue (?:this|with this) (?:conversation|role-?play|scenario))\b",
-            r"\bI(?:'m| am) not (?:able|comfortable|allowed|permitted) to (?:continue|role-?play"
-            r"|pretend|engage|participate|provide|share that|help with (?:that|this) request)",
+            rf"\b(?:{_SORRY})\W{{0,3}}\s*(?:but )?{_CANT} {_WHAT_IS_ASKED}",
+            rf"\bI (?:can{_Q}t|cannot|won{_Q}t|will not) (?:assist|comply|role-?play|pretend"
+            r"|engage in|participate in|continue (?:this|with this) (?:conversation|role-?play"
+            r"|scenario))\b",
+            rf"\b{_UNWILLING} {_GO_ON} {_THE_PLAY}\b",
+            rf"\bI(?:{_Q}m| am) not (?:able|comfortable|allowed|permitted) to (?:continue"
+            r"|role-?play|pretend|engage|participate|provide|share that"
+            r"|help with (?:that|this) request)",
             r"\b(?:against|violates?) (?:my|our|the) (?:guidelines|policy|policies|content policy"
             r"|usage policies)\b",
             r"\bI (?:must|have to) (?:decline|refuse)\b",
@@ -82,17 +122,28 @@ def _spaced(name: str) -> str:
     return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name)
 
 
+# Marks a line may open with before a speaker's name: markdown, brackets, quotes, a stage
+# direction's parenthesis ("(Grace: fine, take it.)"); and the marks that may close the name.
+_OPEN = r"[\s*_\[(\"“'‘>]*"
+_CLOSE = r"[*_\])\"”'’]*"
+
+
+def _name_at(names: Iterable[str]) -> str:
+    """A regex for `Name:`, `Name Surname:` or `First:` of any of `names`, in its marks."""
+    variants = {v for n in names for v in (n, _spaced(n), _spaced(n).split()[0])}
+    alternatives = "|".join(re.escape(v) for v in sorted(variants, key=len, reverse=True))
+    return rf"{_OPEN}(?:{alternatives}){_CLOSE}\s*:"
+
+
 def wrong_speaker(text: str, speaker: str, names: Sequence[str]) -> str | None:
-    """The other character a turn speaks for (a line starting with their `Name:`), or None."""
-    others = [n for n in names if n != speaker]
-    own = re.compile(rf"^\s*\**(?:{re.escape(speaker)}|{re.escape(_spaced(speaker))})\**\s*:\s*")
+    """The other character a turn speaks for, or None: a line that starts with their `Name:`,
+    or a bracketed `(Name: ...)` within a line (a line for them as a stage direction)."""
+    own = re.compile(rf"^{_name_at([speaker])}\s*", re.IGNORECASE)
     for line in text.split("\n"):
         line = own.sub("", line, count=1)
-        for other in others:
-            variants = "|".join(
-                re.escape(v) for v in {other, _spaced(other), _spaced(other).split()[0]}
-            )
-            if re.match(rf"^\s*[\*\[]*(?:{variants})[\*\]]*\s*:", line, re.IGNORECASE):
+        for other in (n for n in names if n != speaker):
+            said = rf"(?:^|[(\[]){_name_at([other])}"
+            if re.search(said, line, re.IGNORECASE):
                 return other
     return None
 

@@ -14,6 +14,7 @@ from inspect_scout import Scanner, Transcript, llm_scanner, scanner
 from agentsense.scanners.turns import characters
 
 ROLE = "scanner"
+NO_SECRET = "(no secret)"
 
 CHARACTER_BREAK_QUESTION = (
     "This is a role-play: each assistant message is a character's turn, written by a language "
@@ -24,8 +25,10 @@ CHARACTER_BREAK_QUESTION = (
 
 
 async def secret_leak_question(transcript: Transcript) -> str:
+    # Every character, so that each turn's speaker is known (and its name is not a clue).
     secrets = "\n".join(
-        f"- {name}: {secret}" for name, secret in characters(transcript.metadata).items() if secret
+        f"- {name}: {secret or NO_SECRET}"
+        for name, secret in characters(transcript.metadata).items()
     )
     return (
         "This is a role-play: each assistant message is a character's turn. The characters hold "
