@@ -171,23 +171,55 @@ def test_secret_leak_standin_judges_each_turn_against_its_own_secret() -> None:
     assert secret_leak_standin([daniel, ("GraceAdeyemi", "I sold the cottage.")], secrets)
 
 
-def test_validate_command_prints_every_scanner(capsys: pytest.CaptureFixture[str]) -> None:
+def tables(text: str, headings: dict[str, str]) -> dict[str, list[str]]:
+    """The table lines (`| ...`) after each heading of `text` (set -> lines), up to the next."""
+    found: dict[str, list[str]] = {}
+    current = None
+    for line in text.splitlines():
+        current = next((which for which, h in headings.items() if line.startswith(h)), current)
+        if current is not None and line.startswith("| "):
+            found.setdefault(current, []).append(line)
+        elif current is not None and current in found and not line.startswith("|"):
+            current = None  # the table has ended
+    return found
+
+
+def test_validate_command_prints_both_sets_as_the_docs_show(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     validate.main([])
-    # The table's rows (Inspect may print its hooks first, once a task module is imported).
-    printed = capsys.readouterr().out.splitlines()
-    rows = {
-        line.split("|")[1].strip(): line
-        for line in printed
-        if line.startswith("| ") and not line.startswith("| scanner |")
-    }
-    assert set(rows) == set(validate.RULES) | {
-        f"{llm} (scanner-standin/patterns)" for llm in validate.LLM
-    }
+    # The tables (Inspect may print its hooks first, once a task module is imported).
+    printed = tables(capsys.readouterr().out, validate.HEADINGS)
+    assert set(printed) == set(validate.SETS)
+    for lines in printed.values():
+        names = [line.split("|")[1].strip() for line in lines if not line.startswith("| scanner")]
+        assert names == [
+            *validate.RULES,
+            *(f"{llm} (scanner-standin/patterns)" for llm in validate.LLM),
+        ]
     # The stand-in answers with the pattern rule turn by turn, so through the LLM scanner's prompt
-    # and answer parsing it must find what the rule finds.
-    figures = {name: line.split("|")[2:] for name, line in rows.items()}
+    # and answer parsing it must find what the rule finds (on the development set, where an LLM
+    # scanner reads its pattern's file).
+    figures = {line.split("|")[1].strip(): line.split("|")[2:] for line in printed["development"]}
     for llm, rule in validate.LLM.items():
         assert figures[f"{llm} (scanner-standin/patterns)"] == figures[rule], llm
+    # docs/scanners.md shows both tables as the shipped rules and sets give them today.
+    docs = (Path(__file__).parents[1] / "docs" / "scanners.md").read_text(encoding="utf-8")
+    documented = tables(
+        docs, {"development": "### Development set", "held-out": "### Held-out set"}
+    )
+    assert documented == printed
+
+
+def test_the_held_out_set_is_apart_and_large_enough() -> None:
+    """At least 30 turns per scanner, half positive, no turn's text also in the development set."""
+    for name in [*validate.RULES, *validate.LLM]:
+        held_out = validate.cases(name, "held-out")
+        positives = sum(case["label"] for case in held_out)
+        assert len(held_out) >= 30 and positives == len(held_out) - positives, name
+        # (judge panels have few forms, so only turns' texts are compared)
+        texts = {case.get("text") for case in validate.cases(name)} - {None}
+        assert not texts & {case.get("text") for case in held_out}, name
 
 
 # --- a scripted log, scanned with `scout scan` ---------------------------------------------------

@@ -1,10 +1,13 @@
-"""Precision and recall of each scanner on the labelled turns in `validation/` (docs/scanners.md):
+"""Precision and recall of each scanner on the labelled turns (docs/scanners.md), on two sets
+kept apart: the development set in `validation/` (the rules were written on it) and the held-out
+set in `validation/heldout/` (written from the docs' table alone; the rules were not tuned on it):
 
-    python -m agentsense.scanners.validate [--model MODEL]
+    python -m agentsense.scanners.validate [--set development|held-out] [--model MODEL]
 
 The pattern scanners run their rules on each turn; the LLM scanners ask `--model` (default
 `scanner-standin/patterns`, which answers with the pattern rules: a check of the plumbing, not
-of a language model) about a one-turn transcript built from each case.
+of a language model) about a one-turn transcript built from each case. An LLM scanner reads its
+own file of a set (`secret_leak_llm.jsonl`) where the set has one, else its pattern's.
 """
 
 from __future__ import annotations
@@ -12,12 +15,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentsense.scanners import detect
+
+if TYPE_CHECKING:  # importlib.resources.abc is new in Python 3.11
+    from importlib.resources.abc import Traversable
 
 Case = dict[str, Any]
 
@@ -38,10 +45,20 @@ RULES: dict[str, Callable[[Case], bool]] = {
     ),
 }
 LLM = {"character_break_llm": "character_break", "secret_leak_llm": "secret_leak"}
+# Each set's folder under the package (the held-out set must never be tuned on: see its README).
+SETS = {"development": ("validation",), "held-out": ("validation", "heldout")}
 
 
-def cases(name: str) -> list[Case]:
-    text = files("agentsense.scanners").joinpath("validation", f"{name}.jsonl").read_text("utf-8")
+def case_file(name: str, which: str = "development") -> Traversable:
+    """The labelled turns of scanner `name` in set `which` (an LLM scanner falls back to its
+    pattern's file)."""
+    folder = files("agentsense.scanners").joinpath(*SETS[which])
+    own = folder.joinpath(f"{name}.jsonl")
+    return own if own.is_file() else folder.joinpath(f"{LLM.get(name, name)}.jsonl")
+
+
+def cases(name: str, which: str = "development") -> list[Case]:
+    text = case_file(name, which).read_text("utf-8")
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
@@ -62,8 +79,8 @@ def figures(scanner: str, labels: list[bool], flagged: list[bool]) -> Figures:
     return Figures(scanner, positives, len(labels) - positives, precision, tp / positives)
 
 
-def pattern_figures(name: str) -> Figures:
-    found = cases(name)
+def pattern_figures(name: str, which: str = "development") -> Figures:
+    found = cases(name, which)
     return figures(name, [c["label"] for c in found], [RULES[name](c) for c in found])
 
 
@@ -76,7 +93,12 @@ async def _llm_flags(scanner: str, found: list[Case], model: str) -> list[bool]:
     scan = getattr(llm, scanner)(model=model)
     flags = []
     for i, case in enumerate(found):
-        secrets = [{"name": case["speaker"], "private_info": case.get("secret", "")}]
+        # The scene's whole cast, as in a log: only the speaker's secret is known.
+        cast = case.get("names") or [case["speaker"]]
+        secrets = [
+            {"name": n, "private_info": case.get("secret", "") if n == case["speaker"] else ""}
+            for n in cast
+        ]
         transcript = Transcript(
             transcript_id=f"{scanner}-{i}",
             messages=[
@@ -90,8 +112,8 @@ async def _llm_flags(scanner: str, found: list[Case], model: str) -> list[bool]:
     return flags
 
 
-def llm_figures(scanner: str, model: str) -> Figures:
-    found = cases(LLM[scanner])
+def llm_figures(scanner: str, model: str, which: str = "development") -> Figures:
+    found = cases(scanner, which)
     flags = asyncio.run(_llm_flags(scanner, found, model))
     return figures(f"{scanner} ({model})", [c["label"] for c in found], flags)
 
@@ -99,21 +121,38 @@ def llm_figures(scanner: str, model: str) -> Figures:
 def table(rows: list[Figures]) -> str:
     lines = ["| scanner | positives | negatives | precision | recall |", "|---|---|---|---|---|"]
     lines += [
-        f"| {f.scanner} | {f.positives} | {f.negatives} | {f.precision:.2f} | {f.recall:.2f} |"
+        f"| {f.scanner} | {f.positives} | {f.negatives} | {_share(f.precision)} "
+        f"| {_share(f.recall)} |"
         for f in rows
     ]
     return "\n".join(lines)
+
+
+def _share(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.2f}"  # precision when nothing is flagged
+
+
+HEADINGS = {
+    "development": "Development set (validation/: the rules were written on it)",
+    "held-out": "Held-out set (validation/heldout/: written from the docs alone, never tuned on)",
+}
+
+
+def set_rows(which: str, model: str | None) -> list[Figures]:
+    """Every pattern scanner's figures on set `which`, then the LLM scanners' on `model`."""
+    rows = [pattern_figures(name, which) for name in RULES]
+    return rows + [llm_figures(scanner, model, which) for scanner in LLM] if model else rows
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m agentsense.scanners.validate")
     parser.add_argument("--model", default="scanner-standin/patterns", help="for the LLM scanners")
     parser.add_argument("--patterns-only", action="store_true", help="skip the LLM scanners")
+    parser.add_argument("--set", choices=[*SETS, "both"], default="both", help="which labelled set")
     args = parser.parse_args(argv)
-    rows = [pattern_figures(name) for name in RULES]
-    if not args.patterns_only:
-        rows += [llm_figures(scanner, args.model) for scanner in LLM]
-    print(table(rows))
+    model = None if args.patterns_only else args.model
+    chosen = list(SETS) if args.set == "both" else [args.set]
+    print("\n\n".join(f"{HEADINGS[which]}:\n\n{table(set_rows(which, model))}" for which in chosen))
 
 
 if __name__ == "__main__":
