@@ -2,7 +2,7 @@
 # Mutation testing of the scoring core (docs/testing.md): mutmut mutates the functions below, one
 # mutant at a time, and runs the fast in-process tests that call the mutated function
 # (pyproject.toml, [tool.mutmut]). Then prints the killed share per module.
-# Not part of .ci/run: it takes 10-11 minutes on two busy cores.
+# Not part of .ci/run: it takes 9-11 minutes on two busy cores.
 #   scripts/mutation.sh                a fresh run (JOBS=2 mutants at once), then the table
 #   scripts/mutation.sh --update-docs  a fresh run, then the table written into docs/testing.md
 #                                      with the commit and the sha256 of the files measured

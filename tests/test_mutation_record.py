@@ -34,7 +34,7 @@ def test_the_mutation_figures_are_of_the_files_as_they_are() -> None:
     assert not stale, (
         "docs/testing.md's mutation figures are of other code:\n  "
         + "\n  ".join(stale)
-        + f"\nRerun `{script.RERUN}` (10-11 minutes on 2 cores), list any new equivalent "
+        + f"\nRerun `{script.RERUN}` (9-11 minutes on 2 cores), list any new equivalent "
         "mutant under 'Equivalent mutants' by its new name, and commit docs/testing.md."
     )
 
