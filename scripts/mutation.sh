@@ -2,9 +2,13 @@
 # Mutation testing of the scoring core (docs/testing.md): mutmut mutates the functions below, one
 # mutant at a time, and runs the fast in-process tests that call the mutated function
 # (pyproject.toml, [tool.mutmut]). Then prints the killed share per module.
-# Not part of .ci/run: it takes about half an hour on two cores.
-#   scripts/mutation.sh            a fresh run (JOBS=2 mutants at once)
-#   scripts/mutation.sh --resume   continue a run that was stopped, then print the table
+# Not part of .ci/run: it takes 9-11 minutes on two busy cores.
+#   scripts/mutation.sh                a fresh run (JOBS=2 mutants at once), then the table
+#   scripts/mutation.sh --update-docs  a fresh run, then the table written into docs/testing.md
+#                                      with the commit and the sha256 of the files measured
+#   scripts/mutation.sh --resume       continue a run that was stopped, then print the table
+# Exits 1 when a survivor is not listed as equivalent in docs/testing.md, or a listed name is
+# not confirmed by the run (scripts/mutation_table.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,10 +50,22 @@ FUNCTIONS=(
     'agentsense.report.frames.x_character_units__mutmut_*'
 )
 
-if [[ "${1:-}" != "--resume" ]]; then
-    rm -rf mutants
-fi
+mode="${1:-}"
+case "$mode" in
+    "" | --update-docs)
+        rm -rf mutants
+        # The commit and the files' content measured, before mutmut copies them (mutants/).
+        python scripts/mutation_table.py --snapshot "${FUNCTIONS[@]}"
+        ;;
+    --resume) ;;
+    *) echo "usage: scripts/mutation.sh [--update-docs | --resume]" >&2; exit 2 ;;
+esac
 
 unset PYTHONPATH  # mutmut puts mutants/src first on the path itself
 nice -n 10 mutmut run --max-children "${JOBS:-2}" "${FUNCTIONS[@]}" || true
-python scripts/mutation_table.py "${FUNCTIONS[@]}"
+python scripts/mutation_table.py --finish
+if [[ "$mode" == --update-docs ]]; then
+    python scripts/mutation_table.py --update-docs
+else
+    python scripts/mutation_table.py
+fi

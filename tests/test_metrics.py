@@ -7,6 +7,7 @@ import math
 import random
 import statistics
 from collections.abc import Callable
+from fnmatch import fnmatchcase
 from typing import Any, cast
 
 import pytest
@@ -16,7 +17,16 @@ from inspect_ai.scorer import Metric, SampleScore, Score
 from agentsense.engine.roles import Judge
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.interview import Question
-from agentsense.sense.metrics import clustered_uncertainty, psi, template_mean, template_metrics
+from agentsense.sense.metrics import (
+    GOAL_AND_MCQ_METRICS,
+    GOAL_METRICS,
+    MCQ_METRICS,
+    clustered_uncertainty,
+    psi,
+    scorer_metrics,
+    template_mean,
+    template_metrics,
+)
 from agentsense.sense.protocol import Protocol
 from agentsense.sense.scorers.goal import (
     GoalReading,
@@ -542,3 +552,101 @@ def test_template_metrics_without_psi_or_scores() -> None:
     # Before any score (Inspect's first progress update): the plain keys, NaN, names whole.
     empty = apply(template_metrics(["self", "judge_*"]), [])
     assert list(empty) == ["self_psi", "self_tmean"] and all(map(math.isnan, empty.values()))
+
+
+def test_official_psi_skips_a_one_scene_template_of_a_key_outside_the_nan_rule() -> None:
+    # Both keys: THREE plus a one-scene template 4. Officially the goal key's PSI is NaN (the
+    # official code has no guard); MCQ accuracy, not in `official_nan`, skips template 4.
+    rows = {t: [{"self": v, "mcq_accuracy": v} for v in values] for t, values in THREE.items()}
+    rows[4] = [{"self": 0.25, "mcq_accuracy": 0.25}]
+    metric = template_metrics(["self", "mcq_accuracy"], official_nan=["self"])
+    official = apply(metric, dict_scores(rows, "official"))
+    assert math.isnan(official["self_psi"])
+    assert official["mcq_accuracy_psi"] == pytest.approx(PSI_THREE)
+    corrected = apply(metric, dict_scores(rows, "corrected"))
+    assert corrected["self_psi"] == pytest.approx(PSI_THREE)
+    assert corrected["mcq_accuracy_psi"] == pytest.approx(PSI_THREE)
+
+
+# --- the metric lists the scorers log (`scorer_metrics`, `GOAL_METRICS`, `MCQ_METRICS`, ...) ------
+
+# THREE plus a one-scene template 4 ([0.25]); a key's values are shifted by its position (so a
+# block read off the wrong key shows), which moves the means but not the spreads.
+FOUR = {**THREE, 4: [0.25]}
+MEAN_FOUR = 17 / 32  # 4.25 / 8 scenes
+# Clustered SE: deviations from 17/32 summed per template are 13/32, -2/32, -2/32, -9/32
+# (squares 258/1024); C = 4 templates: sqrt(258/1024 * 4/3) / 8 scenes.
+SE_FOUR = math.sqrt(258 / 1024 * 4 / 3) / 8
+TMEAN_FOUR = 23 / 48  # (2/3 + 1/2 + 1/2 + 1/4) / 4
+
+
+def keyed_rows(keys: list[str]) -> dict[Any, list[dict[str, float]]]:
+    return {
+        t: [{key: v + i / 100 for i, key in enumerate(keys)} for v in values]
+        for t, values in FOUR.items()
+    }
+
+
+def one_key(scores: list[SampleScore], key: str) -> list[SampleScore]:
+    """The scores as Inspect hands them to a key's metrics in a metric dict: the key's value."""
+    picked = []
+    for s in scores:
+        value = cast(dict[str, float], s.score.value)[key]
+        picked.append(s.model_copy(update={"score": s.score.model_copy(update={"value": value})}))
+    return picked
+
+
+def logged_metrics(metrics: list[Any], scores: list[SampleScore]) -> dict[str, float]:
+    """What a scorer with these metrics logs: a dict of scene metrics per key (a glob names every
+    matching key, as Inspect expands it), each as `<key>/<position>`, then the template block."""
+    scene_blocks, template_block = metrics
+    keys = list(cast(dict[str, float], scores[0].score.value))
+    logged: dict[str, float] = {}
+    for pattern, block in scene_blocks.items():
+        for key in (k for k in keys if fnmatchcase(k, pattern)):
+            for position, scene_metric in enumerate(block):
+                logged[f"{key}/{position}"] = run(scene_metric, one_key(scores, key))
+    return logged | apply(template_block, scores)
+
+
+def check_logged(metrics: list[Any], goal_keys: list[str], other_keys: list[str]) -> None:
+    """Every key logs its scene mean and clustered SE, its PSI and its template mean; officially
+    the goal keys' PSI is NaN (template 4 has one scene) and the others skip template 4."""
+    keys = [*goal_keys, *other_keys]
+    for mode in ("official", "corrected"):
+        logged = logged_metrics(metrics, dict_scores(keyed_rows(keys), mode))
+        expected_names = {f"{key}/{position}" for key in keys for position in (0, 1)}
+        expected_names |= {f"{key}{suffix}" for key in keys for suffix in ("_psi", "_tmean")}
+        assert set(logged) == expected_names
+        for i, key in enumerate(keys):
+            assert logged[f"{key}/0"] == pytest.approx(MEAN_FOUR + i / 100), key
+            assert logged[f"{key}/1"] == pytest.approx(SE_FOUR), key
+            assert logged[f"{key}_tmean"] == pytest.approx(TMEAN_FOUR + i / 100), key
+            if mode == "official" and key in goal_keys:
+                assert math.isnan(logged[f"{key}_psi"]), key
+            else:
+                assert logged[f"{key}_psi"] == pytest.approx(PSI_THREE), key
+
+
+def test_scorer_metrics_log_each_key_and_the_official_nan_psi_of_goal_keys_only() -> None:
+    check_logged(scorer_metrics(("self", "mcq_accuracy"), ("self",)), ["self"], ["mcq_accuracy"])
+    check_logged(scorer_metrics(("mcq_accuracy",)), [], ["mcq_accuracy"])
+
+
+GOAL_SCORE_KEYS = ["self", "other", "judge_1", "judge_2", "judge_mean", "judge_majority"]
+
+
+@pytest.mark.parametrize(
+    ("metrics", "goal_keys", "other_keys"),
+    [
+        (GOAL_METRICS, GOAL_SCORE_KEYS, []),
+        (MCQ_METRICS, [], ["mcq_accuracy"]),
+        (GOAL_AND_MCQ_METRICS, GOAL_SCORE_KEYS, ["mcq_accuracy"]),
+    ],
+    ids=["goal", "mcq", "goal_and_mcq"],
+)
+def test_the_scorers_metric_lists(
+    metrics: list[Any], goal_keys: list[str], other_keys: list[str]
+) -> None:
+    """The lists `goal_completion`, `mcq_accuracy` and `goal_and_mcq` log (two judges bound)."""
+    check_logged(metrics, goal_keys, other_keys)

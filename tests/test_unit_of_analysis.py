@@ -164,6 +164,29 @@ def test_conflicting_duplicates_are_refused_or_the_newest_kept() -> None:
     )
 
 
+def test_pooled_rows_keep_every_row_of_every_piece_named_by_the_run() -> None:
+    # Calls and values are per log (tokens spent, judge repeats): a sample in two pieces keeps
+    # the calls of both, unlike its scene row; every row is named by the run's newest log.
+    old = log("a.eval", {("1", 1): 1.0}, created="2026-01-01")
+    new = log("b.eval", {("1", 1): 1.0, ("2", 1): 0.0}, created="2026-01-02")
+    for piece, tokens in ((old, (10,)), (new, (20, 30))):
+        piece.rows["calls"] = [
+            {"log": piece.name, "id": "1", "epoch": 1, "tokens": n} for n in tokens
+        ]
+        piece.rows["values"] = [{"log": piece.name, "id": "1", "epoch": 1, "value": tokens[0]}]
+    merged = merge_logs([old, new])
+    assert sorted((r["log"], r["tokens"]) for r in merged.rows["calls"]) == [
+        ("b.eval", 10),
+        ("b.eval", 20),
+        ("b.eval", 30),
+    ]
+    assert sorted((r["log"], r["value"]) for r in merged.rows["values"]) == [
+        ("b.eval", 10),
+        ("b.eval", 20),
+    ]
+    assert kept(merged.rows["scenes"]) == [("1", 1, 1.0, "b.eval"), ("2", 1, 0.0, "b.eval")]
+
+
 def test_runs_of_another_configuration_or_judge_panel_stay_apart() -> None:
     base = log("a.eval", {("1", 1): 1.0})
     for other in (
