@@ -17,7 +17,7 @@ import shlex
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -32,6 +32,7 @@ LOCAL = ROOT / "deploy" / "slurm-local.sh"
 SBATCH = ROOT / "deploy" / "slurm.sbatch"
 BIN = Path(sys.executable).parent  # agentsense and inspect of this environment
 JOBCOMP = Path(os.environ.get("AGENTSENSE_SLURM_DIR", "/tmp/agentsense-slurm")) / "jobcomp.log"
+JOBCOMP_FROM: list[int] = []  # its size when the module's cluster was ready
 RUN = {
     "AGENTSENSE_PARTS": "2",
     "AGENTSENSE_TASK": "agentsense/full",
@@ -55,6 +56,8 @@ def cluster() -> Iterator[str]:
     already = subprocess.run(["bash", LOCAL, "status"], capture_output=True).returncode == 0
     if not already:
         shell("bash", LOCAL, "start")
+    # Job ids start again at 1 on a new state folder: read only this module's jobs.
+    JOBCOMP_FROM.append(JOBCOMP.stat().st_size if JOBCOMP.exists() else 0)
     try:
         yield shell("sinfo")
     finally:
@@ -112,9 +115,9 @@ def submit(folder: Path, env: dict[str, str], args: str) -> str:
     return out.strip()
 
 
-def wait(job: str) -> list[str]:
+def wait(job: str, until: Callable[[], bool] = lambda: False) -> list[str]:
     """The array's squeue lines (the first of each index in each state), polled until it has
-    left the queue."""
+    left the queue or `until()`."""
     seen: dict[tuple[str, str], str] = {}
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline:
@@ -122,21 +125,26 @@ def wait(job: str) -> list[str]:
         for line in lines:
             index, state, *_ = line.split()
             seen.setdefault((index, state), line)
-        if not lines:
+        if not lines or until():
             return list(seen.values())
         time.sleep(0.5)
     raise AssertionError(f"job {job} still queued after 600 s: {list(seen.values())}")
 
 
 def finished(job: str) -> dict[int, str]:
-    """Each array index's final state and exit code, as Slurm's job completion log records them
-    (index 0 for a job that is not an array)."""
+    """Each array index's final state and exit code (index 0 for a job that is not an array),
+    as Slurm's job completion log records them (no accounting database, so no sacct)."""
+    with JOBCOMP.open("rb") as log:
+        log.seek(JOBCOMP_FROM[-1])
+        lines = log.read().decode("utf-8").splitlines()
     states = {}
-    for line in JOBCOMP.read_text(encoding="utf-8").splitlines():
+    for line in lines:
         fields = dict(re.findall(r"(\w+)=(\S*)", line))
         if fields.get("ArrayJobId", fields["JobId"]) == job:
             index = int(fields.get("ArrayTaskId") or 0)
             states[index] = f"{fields['JobState']} {fields['ExitCode']}"
+            times = f"{fields['StartTime'][11:]}-{fields['EndTime'][11:]}"
+            print(f"jobcomp: {job}_{index} {states[index]} {times}")
     return states
 
 
@@ -157,8 +165,7 @@ def test_the_array_gives_the_one_process_table_one(
     job = submit(tmp_path, environment, "--max-connections 8")
     lines = wait(job)
     print(f"\n$ sinfo\n{cluster}$ squeue (polled)\n" + "\n".join(lines))
-    assert finished(job) == {1: "COMPLETED 0:0", 2: "COMPLETED 0:0"}, finished(job)
-    print("job completion log:", finished(job))
+    assert finished(job) == {1: "COMPLETED 0:0", 2: "COMPLETED 0:0"}
     table = table_one(tmp_path / "logs", environment)
     print(f"Table 1, one process:\n{one_process}Table 1, the array's 2 parts:\n{table}")
     assert table == one_process  # to the last digit
@@ -171,14 +178,12 @@ def test_a_cancelled_index_is_resumed_with_the_line_it_prints(
     # One scene at a time per part, each written to the log when done, so that index 2 is
     # cancelled midway: some of its 12 scenes in its log, the rest left to the resume.
     job = submit(tmp_path, environment, "--max-connections 8 --max-samples 2 --log-buffer 1")
-    deadline = time.monotonic() + 300
-    while (done := scenes_done(logs, "2/2")) < 1 and time.monotonic() < deadline:
-        time.sleep(0.5)
+    lines = wait(job, until=lambda: scenes_done(logs, "2/2") >= 1)
+    done = scenes_done(logs, "2/2")
     shell("scancel", f"{job}_2")
-    lines = wait(job)
-    print("\n$ squeue (polled)\n" + "\n".join(lines))
+    lines += wait(job)
+    print(f"\n$ squeue (polled; scancel {job}_2 with {done} scene done)\n" + "\n".join(lines))
     states = finished(job)
-    print("job completion log:", states)
     assert states[1] == "COMPLETED 0:0" and states[2].startswith("CANCELLED")
     cancelled = scenes_done(logs, "2/2")
     print(f"index 2 cancelled with {cancelled} of its 12 scenes in its log")
@@ -193,7 +198,7 @@ def test_a_cancelled_index_is_resumed_with_the_line_it_prints(
     retry = shell(
         "sbatch", "--parsable", "--wait", f"--wrap={resume}", cwd=tmp_path, env=environment
     )
-    print(f"resumed as job {retry.strip()}: {finished(retry.strip())}")
+    assert finished(retry.strip()) == {0: "COMPLETED 0:0"}
     table = table_one(logs, environment)
     print(f"Table 1 after the resume:\n{table}")
     assert table == one_process
