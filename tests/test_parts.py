@@ -13,6 +13,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -124,7 +125,9 @@ def test_one_part_runs_alone(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--max-connections" not in command  # not given: nothing to split
 
 
-def run_recipe(shell: list[str], index_env: dict[str, str], tmp_path: Path) -> list[str]:
+def run_recipe(
+    shell: list[str], index_env: dict[str, str], tmp_path: Path, cwd: Path | None = None
+) -> list[str]:
     """The `agentsense` command line a recipe's shell would start, with this index's variable."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
@@ -133,21 +136,25 @@ def run_recipe(shell: list[str], index_env: dict[str, str], tmp_path: Path) -> l
     shim.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {record}\n', encoding="utf-8")
     shim.chmod(0o755)
     env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", **index_env}
-    subprocess.run(shell, env=env, check=True, timeout=30)
+    subprocess.run(shell, env=env, check=True, timeout=30, cwd=cwd)
     return record.read_text(encoding="utf-8").splitlines()
 
 
-def check_parts(argvs: list[list[str]], count: int) -> None:
-    """Every index runs one part; together they run each shard of `count` once, sharing 64."""
+def check_parts(
+    argvs: list[list[str]], count: int, task: str = "agentsense/full", connections: int = 64
+) -> list[list[str]]:
+    """Every index runs one part; together they run each shard of `count` once, sharing the
+    connections; the parts' commands."""
     plans = [parts.from_args(cli.parser().parse_args(argv)) for argv in argvs]
     assert len(plans) == count
     commands = [p.commands[k] for p in plans for k in p.parts]
     assert sorted(shard(c) for c in commands) == sorted(f"{k}/{count}" for k in range(1, 1 + count))
-    assert sum(int(option(c, "--max-connections")) for c in commands) == 64
+    assert sum(int(option(c, "--max-connections")) for c in commands) == connections
     assert len({option(c, "--log-dir") for c in commands}) == 1
     for command in commands:
         parse_shard(shard(command))
-        assert command[:3] == ["inspect", "eval", "agentsense/full"]
+        assert command[:3] == ["inspect", "eval", task]
+    return commands
 
 
 def test_the_slurm_array_runs_each_part_once(tmp_path: Path) -> None:
@@ -162,14 +169,76 @@ def test_the_slurm_array_runs_each_part_once(tmp_path: Path) -> None:
     check_parts(argvs, last - first + 1)
 
 
-def test_the_kubernetes_indexed_job_runs_each_part_once(tmp_path: Path) -> None:
+def kubernetes_job() -> tuple[dict[str, Any], list[str], dict[str, str]]:
+    """The Indexed Job, its container's shell command and the environment it gives it."""
     job = yaml.safe_load((DEPLOY / "k8s-indexed-job.yaml").read_text(encoding="utf-8"))
-    assert job["spec"]["completionMode"] == "Indexed"
     (container,) = job["spec"]["template"]["spec"]["containers"]
-    shell = [*container["command"], *container["args"]]
+    env = {item["name"]: item["value"] for item in container["env"]}
+    return job, [*container["command"], *container["args"]], env
+
+
+def test_the_kubernetes_indexed_job_runs_each_part_once(tmp_path: Path) -> None:
+    job, shell, env = kubernetes_job()
+    assert job["spec"]["completionMode"] == "Indexed"
     count = job["spec"]["completions"]
-    argvs = [run_recipe(shell, {"JOB_COMPLETION_INDEX": str(i)}, tmp_path) for i in range(count)]
+    assert env["AGENTSENSE_PARTS"] == str(count)  # one completion index per part
+    argvs = [
+        run_recipe(shell, {**env, "JOB_COMPLETION_INDEX": str(i)}, tmp_path) for i in range(count)
+    ]
     check_parts(argvs, count)
+
+
+# What a user sets instead of editing a recipe (deploy/slurm.sbatch lists them).
+VARIABLES = {
+    "AGENTSENSE_PARTS": "3",
+    "AGENTSENSE_TASK": "agentsense/goal",
+    "AGENTSENSE_MODEL": "vllm/agent",
+    "AGENTSENSE_JUDGES": "vllm/judge-a,vllm/judge-b",
+    "AGENTSENSE_DATASET": "demo",
+    "AGENTSENSE_LOG_DIR": "/shared/logs/run2",
+    "AGENTSENSE_ARGS": "--max-connections 9 --limit 5 --sample-id 1*",
+}
+
+
+@pytest.mark.parametrize(
+    ("recipe", "judges"),
+    [
+        ("slurm", "vllm/judge-a,vllm/judge-b"),
+        ("slurm", "vllm/judge-a vllm/judge-b"),  # sbatch --export cannot pass a comma
+        ("kubernetes", "vllm/judge-a,vllm/judge-b"),
+    ],
+)
+def test_both_recipes_run_what_the_environment_says(
+    recipe: str, judges: str, tmp_path: Path
+) -> None:
+    """The same variables in both recipes, AGENTSENSE_ARGS split into options, never globbed."""
+    variables = {**VARIABLES, "AGENTSENSE_JUDGES": judges}
+    (tmp_path / "1-a-file").touch()  # what `1*` would match, were it globbed
+    if recipe == "slurm":
+        shell, index = ["bash", str(DEPLOY / "slurm.sbatch")], "SLURM_ARRAY_TASK_ID"
+        ids = [str(k) for k in (1, 2, 3)]
+        variables["SLURM_ARRAY_TASK_COUNT"] = "3"
+    else:
+        _, shell, env = kubernetes_job()
+        variables = {**env, **variables}
+        index, ids = "JOB_COMPLETION_INDEX", ["0", "1", "2"]
+    argvs = [run_recipe(shell, {**variables, index: i}, tmp_path, cwd=tmp_path) for i in ids]
+    commands = check_parts(argvs, 3, task="agentsense/goal", connections=9)
+    for command in commands:
+        assert option(command, "--model") == "vllm/agent"
+        assert option(command, "--model-role") == "judge=vllm/judge-a,vllm/judge-b"
+        assert "dataset=demo" in command and option(command, "--log-dir") == "/shared/logs/run2"
+        assert option(command, "--limit") == "5" and option(command, "--sample-id") == "1*"
+        assert command.count("--max-connections") == 1
+
+
+def test_the_slurm_recipe_says_when_the_array_and_the_parts_differ(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    env = {"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "2", "AGENTSENSE_PARTS": "8"}
+    (argv,) = [run_recipe(["bash", str(DEPLOY / "slurm.sbatch")], env, tmp_path)]
+    assert option(argv, "--processes") == "8" and option(argv, "--part") == "1"
+    assert "this array has 2 indices for AGENTSENSE_PARTS=8 parts" in capfd.readouterr().err
 
 
 CONNECTIONS, SAMPLES = parts.SPLIT.values()
@@ -378,3 +447,33 @@ def test_a_part_whose_eval_ends_in_error_is_a_failed_part(
         resume = shlex.split(line.split(": resume with: ", 1)[1])
         assert resume[:2] == ["inspect", "eval-retry"] and resume[-2:] == ["--log-dir", str(logs)]
         assert read_eval_log(resume[2], header_only=True).status == "error"
+
+
+def test_a_terminated_eval_parts_ends_its_parts_and_says_how_to_rerun_them(
+    tmp_path: Path,
+) -> None:
+    """SIGTERM to eval-parts alone (Kubernetes signals a container's first process only; Slurm
+    every process of the job) reaches its parts, and it still prints each part's line."""
+    fake = tmp_path / "inspect"
+    fake.write_text("#!/bin/sh\nexec sleep 120\n", encoding="utf-8")  # a part that runs on
+    fake.chmod(0o755)
+    argv = ["eval-parts", "agentsense/full", "--processes", "2", "--log-dir", str(tmp_path)]
+    code = (
+        f"from agentsense import cli, parts; parts._inspect = lambda: {str(fake)!r}; "
+        f"raise SystemExit(cli.main({argv!r}))"
+    )
+    runner = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        sleeping = [c for c in psutil.Process(runner.pid).children() if c.name() == "sleep"]
+        if len(sleeping) == 2:
+            break
+        time.sleep(0.05)
+    assert len(sleeping) == 2, "the parts never started"
+    runner.terminate()
+    out, err = runner.communicate(timeout=30)  # not the parts' 120 s
+    assert runner.returncode == parts.EXIT_PART_FAILED, err
+    assert [line.split(":")[0] for line in out.splitlines()] == ["part 1", "part 2"], out + err
+    assert not any(c.is_running() and c.status() != psutil.STATUS_ZOMBIE for c in sleeping)

@@ -17,10 +17,13 @@ import argparse
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -173,8 +176,9 @@ def _launch(plan: Plan) -> int:
     for k in plan.parts:
         print(f"part {k}/{plan.processes}: started (pid {running[k].pid})", file=sys.stderr)
     failed: dict[int, PartLog | None] = {}
-    for k, process in running.items():
-        code = _wait(process)
+    with _forwarding_sigterm(list(running.values())):
+        codes = {k: _wait(process) for k, process in running.items()}
+    for k, code in codes.items():
         log = part_log(plan.log_dir, f"{k}/{plan.processes}", started)
         status = log.status if log else "no log found"
         print(f"part {k}/{plan.processes}: exit {code}, log {status}", file=sys.stderr)
@@ -184,6 +188,27 @@ def _launch(plan: Plan) -> int:
     for k, log in failed.items():
         print(_resume_line(plan, k, log))
     return EXIT_PART_FAILED if failed else EXIT_OK
+
+
+@contextmanager
+def _forwarding_sigterm(processes: list[subprocess.Popen[bytes]]) -> Iterator[None]:
+    """A scheduler ends a job with SIGTERM (`scancel`, a deleted Pod), then SIGKILL a grace period
+    later: pass it to the parts and stay, so that each unfinished part's eval-retry line is
+    printed. (Slurm signals every process of the job; Kubernetes only the container's first.)"""
+
+    def forward(signum: int, _frame: object) -> None:
+        for process in processes:
+            if process.poll() is None:
+                process.send_signal(signum)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set a handler; a caller in a thread keeps its own
+        return
+    previous = signal.signal(signal.SIGTERM, forward)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _wait(process: subprocess.Popen[bytes]) -> int:
