@@ -75,6 +75,34 @@ def test_another_benchmarks_role_can_be_let_through(monkeypatch: pytest.MonkeyPa
     assert "grader" not in refused
 
 
+@pytest.mark.parametrize("role", ["grader", "scorer", "rater", "user", "defender"])
+def test_another_benchmarks_role_is_not_taken_for_a_typo(role: str) -> None:
+    """A peer's `grader` is not a slip of `character` (the old guess): no guess at all."""
+    message = refused_roles(TASK_ROLES, "pairwise", [role])
+    assert message is not None and "did you mean" not in message
+    assert f"  --model-role {role}: no role of this task is close" in message.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("task", "typo", "role"),
+    [
+        ("goal", "judgee", "judge"),
+        ("goal", "jduge", "judge"),
+        ("goal", "chracter", "character"),
+        ("pairwise", "reciever", "receiver"),
+        ("pairwise", "sendr", "sender"),
+        ("labelling", "labeler", "labeller"),
+        ("gca", "critc", "critic"),
+        ("gca", "enviroment", "environment"),
+        ("gca", "next-speaker", "next_speaker"),
+    ],
+)
+def test_a_slip_in_a_role_name_is_still_named(task: str, typo: str, role: str) -> None:
+    message = refused_roles(TASK_ROLES, task, [typo])
+    assert message is not None
+    assert f"  --model-role {typo}: did you mean {role}?" in message.splitlines()
+
+
 def test_a_role_of_another_task_is_warned_about_not_refused() -> None:
     assert ignored_roles(TASK_ROLES, "info", ["character", "judge", "labeller"]) == (
         "agentsense/info ignores --model-role judge (used by goal, full, pairwise, judge_check, "

@@ -22,6 +22,7 @@ from agentsense.engine.request_format import (
     task_warning,
 )
 from agentsense.standin.stub.server import StubServer
+from agentsense.tasks import TASK_ROLES
 
 LOCAL = "http://127.0.0.1:9/v1"  # never contacted: building a model makes no request
 
@@ -86,13 +87,31 @@ def test_the_warning_is_for_agentsense_tasks_in_official_mode_with_a_merging_mod
     assert warning == merging_warning([("role judge", "hf/j")])
 
 
-def run_goal(stub: StubServer, log_dir: Path, model: str, protocol: str) -> list[str]:
+def test_the_warning_names_only_the_models_of_the_roles_the_task_uses() -> None:
+    """In an eval-set, a peer benchmark's `grader` (let through with AGENTSENSE_OTHER_ROLES) and
+    another AgentSense task's `labeller` are bound to goal too: goal never calls them."""
+    judge, grader, labeller = (SimpleNamespace(model=f"vllm/{n}") for n in ("j", "g", "l"))
+    roles = {"judge": judge, "grader": grader, "labeller": labeller}
+    warning = task_warning(spec(model="openai-api/vllm/m", roles=roles), TASK_ROLES)
+    assert warning == merging_warning([("role judge", "vllm/j")])
+    others = {"grader": grader, "labeller": labeller}
+    assert task_warning(spec(model="openai-api/vllm/m", roles=others), TASK_ROLES) is None
+
+
+def run_goal(
+    stub: StubServer,
+    log_dir: Path,
+    model: str,
+    protocol: str,
+    model_roles: dict[str, str] | None = None,
+) -> list[str]:
     """The info messages of the run's samples that speak of merging."""
     (log,) = eval(
         "agentsense/goal",
         task_args={"dataset": "demo", "max_messages": 3, "protocol": protocol},
         sample_id=[101, 102],
         model=model,
+        model_roles=model_roles,
         model_base_url=stub.base_url,
         log_dir=str(log_dir),
         display="none",
@@ -129,3 +148,22 @@ def test_no_warning_without_merging_or_outside_official_mode(
     model = "openai-api/vllm/agent" if protocol == "official" else f"vllm/rc-{stub.port}"
     assert run_goal(stub, log_dir, model, protocol) == []
     assert not [r for r in console.records if "merge(s)" in r.getMessage()]
+
+
+def test_a_peer_benchmarks_role_on_a_merging_provider_is_not_warned_about(
+    stub: StubServer,
+    log_dir: Path,
+    console: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The issue's run: goal on the parity path beside a benchmark whose grader is on `vllm/`;
+    the old warning named `vllm/grader (role grader)` as a model of AgentSense's."""
+    monkeypatch.setenv("VLLM_API_KEY", "local")
+    monkeypatch.setenv("VLLM_BASE_URL", stub.base_url)
+    monkeypatch.setenv("AGENTSENSE_OTHER_ROLES", "grader")
+    grader = f"vllm/grader-{stub.port}"
+    infos = run_goal(stub, log_dir, "openai-api/vllm/agent", "official", {"grader": grader})
+    assert infos == []
+    assert not [r for r in console.records if "merge(s)" in r.getMessage()]
+    called = {record.model for record in stub.chat_records()}
+    assert called == {"agent"}  # goal calls only its own models

@@ -53,9 +53,11 @@ from agentsense.analysis.sample_rows import (
 )
 from agentsense.engine.conversation import Conversation, Turn
 from agentsense.engine.errors import ReportError
+from agentsense.engine.roles import own_roles
 from agentsense.sense.dataset.samples import scenario_of
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.score_keys import CAST, GOAL_KEYS, JUDGES, ROLES, SCORE_KEYS
+from agentsense.tasks import TASK_ROLES
 
 NO_ROUNDS = ("blind", "script_prediction")
 JUDGED_TASKS = ("goal", "full", "pairwise")
@@ -86,9 +88,13 @@ def _eval_row(log: EvalLog) -> dict[str, Any]:
     metadata = spec.metadata or {}
     protocol = metadata.get("protocol") or {}
     model, task = str(spec.model), logs.task_of(log)
-    roles = {role: logs.role_model(log, role) for role in spec.model_roles or {}}
+    # Only the roles the task uses make the run: another benchmark's role bound beside it in an
+    # eval-set (AGENTSENSE_OTHER_ROLES=grader) changes nothing it did.
+    bound = own_roles(TASK_ROLES, task, spec.model_roles or {})
+    roles = {role: logs.role_model(log, role) for role in bound}
     args = {k: v for k, v in spec.task_args.items() if not missing(v)}
-    model_roles = spec.model_dump(mode="json", include={"model_roles"})["model_roles"]
+    logged = spec.model_dump(mode="json", include={"model_roles"})["model_roles"]
+    model_roles = own_roles(TASK_ROLES, task, logged or {}) or None
     return {
         "log": log.location,
         "eval_id": spec.eval_id,

@@ -20,10 +20,19 @@ from inspect_ai.hooks import Hooks, SampleStart, TaskEnd, TaskStart, hooks
 from inspect_ai.log import EvalSpec, transcript
 
 from agentsense.engine.console import warn
-from agentsense.engine.roles import TASK_PREFIX
+from agentsense.engine.roles import TASK_PREFIX, RoleTable, TaskRoles, own_roles
 
 # Providers whose ModelAPI.collapse_user_messages() is true (tests/test_request_format.py).
 MERGING_PROVIDERS = ("vllm", "sglang", "hf", "smollm")
+
+
+# The roles of every task, given when the hook is registered (`strict.console_warnings`): the
+# warning names only the models a task calls, not another benchmark's judge bound to it too.
+ROLE_TABLE: dict[str, TaskRoles] = {}
+
+
+def use_role_table(table: RoleTable) -> None:
+    ROLE_TABLE.update(table)
 
 
 def provider(model: str) -> str:
@@ -55,14 +64,16 @@ def merging_warning(merging: list[tuple[str, str]]) -> str:
     )
 
 
-def task_warning(spec: EvalSpec) -> str | None:
-    """The warning for an AgentSense task run in official mode with a merging provider."""
+def task_warning(spec: EvalSpec, table: RoleTable | None = None) -> str | None:
+    """The warning for an AgentSense task run in official mode with a merging provider, naming
+    the models of the roles the task uses (`table`: every task's; default `ROLE_TABLE`)."""
     if not spec.task.startswith(TASK_PREFIX):
         return None
     protocol = (spec.metadata or {}).get("protocol") or {}
     if protocol.get("mode") != "official":
         return None
-    merging = merging_models(spec.model, spec.model_roles)
+    roles = own_roles(ROLE_TABLE if table is None else table, spec.task, spec.model_roles or {})
+    merging = merging_models(spec.model, roles)
     return merging_warning(merging) if merging else None
 
 

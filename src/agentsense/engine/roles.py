@@ -25,6 +25,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from inspect_ai.log import transcript
 from inspect_ai.model import Model, get_model, model_roles
@@ -63,6 +64,12 @@ CRITIC_ROLE = "critic"  # gca: CoSER's four critics
 OTHER_ROLES_VARIABLE = "AGENTSENSE_OTHER_ROLES"
 
 
+# How alike a bound role and one of the task's must be (difflib's ratio) to be offered as the
+# typo it probably is: one slip in a name (judgee, jduge, critc: 0.8 and more) is; another
+# benchmark's own role (grader: 0.53 to character, rater: 0.71) is not.
+CLOSE_ROLE = 0.75
+
+
 LOADER = "inspect_ai._eval.loader"  # the module of Inspect that builds a named task
 
 
@@ -92,6 +99,9 @@ class TaskRoles:
 RoleTable = Mapping[str, TaskRoles]  # task name -> its roles (the task table's)
 
 
+Bound = TypeVar("Bound")  # what a role is bound to (a model name, a ModelConfig, a list of them)
+
+
 def role_uses(table: RoleTable) -> dict[str, dict[str, list[str]]]:
     return {
         name: {"required": list(r.required), "fallback": list(r.fallback)}
@@ -104,10 +114,20 @@ def users_of(table: RoleTable, role: str) -> list[str]:
 
 
 def unused_role_line(role: str, valid: tuple[str, ...]) -> str:
-    close = difflib.get_close_matches(role, valid, n=1, cutoff=0.5)
+    close = difflib.get_close_matches(role, valid, n=1, cutoff=CLOSE_ROLE)
     if close:
         return f"  --model-role {role}: did you mean {close[0]}?"
     return f"  --model-role {role}: no role of this task is close"
+
+
+def own_roles(table: RoleTable, task: str, bound: Mapping[str, Bound]) -> dict[str, Bound]:
+    """The roles of `bound` that `task` uses (all of them for a task the table lacks). Another
+    benchmark's role (`AGENTSENSE_OTHER_ROLES`), or another AgentSense task's, bound in the same
+    eval-set changes nothing the task does: it is no part of its run, warnings or report."""
+    roles = table.get(task.removeprefix(TASK_PREFIX))
+    if roles is None:
+        return dict(bound)
+    return {role: model for role, model in bound.items() if role in roles.used}
 
 
 def other_benchmarks_roles() -> set[str]:

@@ -117,10 +117,12 @@ def check_role_lists(argv: Sequence[str]) -> None:
         )
 
 
-def console_warnings() -> None:
+def console_warnings(table: Mapping[str, TaskRoles]) -> None:
     """Register the hooks that warn on the console, now that an AgentSense task is built:
     registered at import, Inspect would list them at the start of every run, others' too."""
-    from agentsense.engine import request_format  # noqa: F401
+    from agentsense.engine import request_format
+
+    request_format.use_role_table(table)
 
 
 def checked_build(
@@ -143,7 +145,7 @@ def checked_build(
     if in_eval:
         require_needed(table, name, run_roles(built.model_roles), evaluated_model())
         warn_ignored(table, name, model_roles())
-    console_warnings()
+    console_warnings(table)
     return task_with(built, setup=role_check(name, role_uses(table)))
 
 
