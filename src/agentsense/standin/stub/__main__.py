@@ -95,7 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     server.start()
     print(server.base_url, flush=True)
     print(
-        f"agentsense stub: rule={args.rule} latency={args.latency} faults={faults}",
+        f"agentsense stub: rule={args.rule} latency={args.latency} usage={args.usage} "
+        f"faults={faults}",
         file=sys.stderr,
         flush=True,
     )
