@@ -125,7 +125,7 @@ def _rows(parts: pd.DataFrame) -> list[list[str]]:
 def usage_section(inputs: Inputs) -> Content:
     calls = calls_of(inputs.units.runs, inputs.runs.calls)
     if calls.empty:
-        return Absent("no model call with usage in the logs")
+        return Absent("no model call in the logs")
     parts = run_usage(calls)
     head = ["Run", "part", "calls", "input", "output", "% tokens", "per scene", "cost", "% cost"]
     text = USAGE_INTRO + "\n\n" + markdown(head, _rows(parts))
