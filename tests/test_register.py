@@ -16,6 +16,7 @@ import copy
 import dataclasses
 import importlib.util
 import logging
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -50,6 +51,7 @@ from agentsense.report.register import (
 )
 from agentsense.sense.reference.paper import cell
 from agentsense.tasks import TASKS
+from prerequisites import prerequisite_missing
 from shared_builds import SharedBuilds
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -340,6 +342,33 @@ def test_the_page_has_a_title_and_a_plain_table_with_intervals(
     found, _ = report_results(kind_logs["full"])
     assert found[0].why_no_paper and found[0].why_no_paper in page.text
     assert "without network" in page.text and "cdn.jsdelivr.net" in page.text
+
+
+@pytest.mark.slow
+def test_a_browser_offline_with_scripts_off_shows_the_table(report_folder: Path) -> None:
+    """Debian's chromium (as tests/test_viewer_shots.py drives it), JavaScript off, every request
+    but the file refused: the title and the table show, with the sentence about the plots."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(chromium).exists():
+        prerequisite_missing("read the page in a browser", "Debian's chromium is not installed")
+    with sync_api.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        context = browser.new_context(java_script_enabled=False)
+        context.route(
+            "**/*",
+            lambda route: (
+                route.continue_() if route.request.url.startswith("file:") else route.abort()
+            ),
+        )
+        page = context.new_page()
+        page.goto((report_folder / VIZ_PAGE).as_uri())
+        title, table = page.title(), page.locator("#agentsense-scores")
+        shown = table.is_visible() and page.get_by_text("without network").is_visible()
+        rows = [row.split("\t") for row in table.locator("tr").all_inner_texts()]
+        browser.close()
+    assert title == PAGE_TITLE and shown
+    assert rows[0] == PAGE_HEAD and len(rows) == 3
 
 
 def test_the_page_gives_the_difference_only_where_the_paper_applies(
