@@ -16,10 +16,12 @@ import copy
 import dataclasses
 import importlib.util
 import logging
+import shutil
 import subprocess
 import sys
 import zipfile
 from collections.abc import Mapping
+from html.parser import HTMLParser
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -37,6 +39,8 @@ from agentsense.report import register, tables
 from agentsense.report.assemble import load_inputs, report_data, write_report
 from agentsense.report.document import ReportOptions
 from agentsense.report.register import (
+    PAGE_HEAD,
+    PAGE_TITLE,
     TABLE_FILE,
     VIZ_PAGE,
     YAML_FILE,
@@ -47,6 +51,7 @@ from agentsense.report.register import (
 )
 from agentsense.sense.reference.paper import cell
 from agentsense.tasks import TASKS
+from prerequisites import prerequisite_missing
 from shared_builds import SharedBuilds
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -269,6 +274,125 @@ def test_viz_page_holds_the_run_and_the_paper(
     paper = cell(1, "Llama-3-8B", "Info / Acc.")
     assert paper is not None and f"<td>{paper.value:.2f}</td>" in text
     assert f"<td>{run_value}</td>" in text
+
+
+class PageReader(HTMLParser):
+    """What a browser with scripts disabled shows of a page: its title, the text outside
+    <script> and <style>, and the rows of the table `agentsense-scores`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.title, self.text, self.rows = "", "", list[list[str]]()
+        self._open: list[str] = []
+        self._in_table = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._open.append(tag)
+        if tag == "table" and ("id", "agentsense-scores") in attrs and not self._hidden:
+            self._in_table = True
+        elif tag == "tr" and self._in_table:
+            self.rows.append([])
+        elif tag in ("td", "th") and self._in_table:
+            self.rows[-1].append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._open:
+            del self._open[len(self._open) - 1 - self._open[::-1].index(tag) :]
+        if tag == "table":
+            self._in_table = False
+
+    @property
+    def _hidden(self) -> bool:
+        return "script" in self._open or "style" in self._open
+
+    def handle_data(self, data: str) -> None:
+        if self._open and self._open[-1] == "title":
+            self.title += data
+        if self._hidden:
+            return
+        self.text += data + " "
+        if self._in_table and self._open[-1] in ("td", "th"):
+            self.rows[-1][-1] += data
+
+
+def read_page(text: str) -> PageReader:
+    reader = PageReader()
+    reader.feed(text)
+    return reader
+
+
+def test_the_page_has_a_title_and_a_plain_table_with_intervals(
+    report_folder: Path, kind_logs: Mapping[str, Path]
+) -> None:
+    """Scripts off (or offline): the title, the table with each score's 95% CI and, where the
+    paper applies, the difference, and a sentence saying the plots need the network."""
+    page = read_page((report_folder / VIZ_PAGE).read_text(encoding="utf-8"))
+    assert page.title == PAGE_TITLE
+    head, *rows = page.rows
+    assert head == PAGE_HEAD and {"95% CI", "Difference"} <= set(head)
+    table = pd.read_csv(report_folder / "table1.csv").iloc[0]
+    columns = {"goal_judge_majority": "judge_majority", "mcq_accuracy": "mcq_accuracy"}
+    assert sorted(row[2] for row in rows) == sorted(columns)
+    for row in rows:
+        cells = dict(zip(head, row, strict=True))
+        low, high = (100 * table[f"{columns[cells['Score']]}_ci_{end}"] for end in ("low", "high"))
+        assert cells["95% CI"].startswith(f"[{low:.2f}, {high:.2f}]")
+        # The stand-in is no model of the paper: no difference, and the page says why.
+        assert cells["Paper"] == "–" and cells["Difference"].startswith("– (note ")
+    found, _ = report_results(kind_logs["full"])
+    assert found[0].why_no_paper and found[0].why_no_paper in page.text
+    assert "without network" in page.text and "cdn.jsdelivr.net" in page.text
+
+
+@pytest.mark.slow
+def test_a_browser_offline_with_scripts_off_shows_the_table(report_folder: Path) -> None:
+    """Debian's chromium (as tests/test_viewer_shots.py drives it), JavaScript off, every request
+    but the file refused: the title and the table show, with the sentence about the plots."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(chromium).exists():
+        prerequisite_missing("read the page in a browser", "Debian's chromium is not installed")
+    with sync_api.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        context = browser.new_context(java_script_enabled=False)
+        context.route(
+            "**/*",
+            lambda route: (
+                route.continue_() if route.request.url.startswith("file:") else route.abort()
+            ),
+        )
+        page = context.new_page()
+        page.goto((report_folder / VIZ_PAGE).as_uri())
+        title, table = page.title(), page.locator("#agentsense-scores")
+        shown = table.is_visible() and page.get_by_text("without network").is_visible()
+        rows = [row.split("\t") for row in table.locator("tr").all_inner_texts()]
+        browser.close()
+    assert title == PAGE_TITLE and shown
+    assert rows[0] == PAGE_HEAD and len(rows) == 3
+
+
+def test_the_page_gives_the_difference_only_where_the_paper_applies(
+    kind_logs: Mapping[str, Path],
+) -> None:
+    found, _ = report_results(kind_logs["full"])
+    (referenced,) = with_paper(found)
+    # As for a one-judge panel: the MCQ accuracy has the paper's value, the judge majority not.
+    why = "a judge panel of 1 judge, not the paper's"
+    scores = [
+        s if s.key == "mcq_accuracy" else dataclasses.replace(s, paper=None)
+        for s in referenced.scores
+    ]
+    text = register.scores_page([dataclasses.replace(referenced, scores=scores, why_no_paper=why)])
+    assert text is not None
+    page = read_page(text)
+    head, *rows = page.rows
+    cells = {row[2]: dict(zip(head, row, strict=True)) for row in rows}
+    mcq = next(s for s in scores if s.key == "mcq_accuracy")
+    assert mcq.paper is not None
+    assert cells["mcq_accuracy"]["Paper"] == f"{mcq.paper:.2f}"
+    assert cells["mcq_accuracy"]["Difference"] == f"{mcq.value - mcq.paper:+.2f}"
+    assert cells["goal_judge_majority"]["Difference"] == "– (note 1)"
+    assert f"goal_judge_majority: {why}." in page.text
 
 
 def test_without_inspect_viz_the_report_says_how(

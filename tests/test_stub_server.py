@@ -20,6 +20,7 @@ import pytest
 from agentsense.standin.rules import Request, parity, persona
 from agentsense.standin.stub import Faults, Latency, StubServer
 from agentsense.standin.stub.pytest_plugin import StubFactory
+from agentsense.standin.stub.server import UsageMode
 
 PARITY = Path("/work/shared/reference/sense-parity/sense_parity.json")
 SYSTEM = (
@@ -131,6 +132,31 @@ def test_fixed_rule_option(stub_server: StubFactory) -> None:
     assert completion(stub, body) == parity(Request("agent-model", pairs))
     with pytest.raises(ValueError, match="unknown rule"):
         StubServer(rule="nonsense")
+
+
+@pytest.mark.parametrize(
+    ("usage", "expected"),
+    [
+        ("zero", {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}),
+        ("no-total", {"total_tokens": 0}),
+        ("none", None),
+    ],
+)
+def test_usage_as_servers_without_counts_send_it(
+    stub_server: StubFactory, usage: UsageMode, expected: dict[str, int] | None
+) -> None:
+    counted = stub_server()
+    stub = stub_server(usage=usage)
+    url = "/chat/completions"
+    (_, _, real), (_, _, data) = (post(s.base_url + url, chat_body("x")) for s in (counted, stub))
+    got = json.loads(data).get("usage")
+    if expected is None:
+        assert got is None
+    else:
+        assert got == {**json.loads(real)["usage"], **expected}
+        assert json.loads(real)["usage"]["total_tokens"] > 0
+    with pytest.raises(ValueError, match="unknown usage"):
+        StubServer(usage="nonsense")  # type: ignore[arg-type]
 
 
 def test_callable_rule(stub_server: StubFactory) -> None:

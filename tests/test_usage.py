@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import math
+import re
+import warnings
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from inspect_ai import eval
 from inspect_ai.log import read_eval_log
-from inspect_ai.model import ModelCost, ModelInfo, set_model_info
+from inspect_ai.model import Model, ModelCost, ModelInfo, ModelUsage, get_model, set_model_info
 
 from agentsense.analysis.logs import samples
-from agentsense.analysis.sample_rows import SIMULATION, call_rows, part_of
+from agentsense.analysis.sample_rows import SIMULATION, call_rows, part_of, reported_tokens
+from agentsense.cli import main
 from agentsense.report.assemble import write_report
 from agentsense.report.document import ReportOptions
-from agentsense.report.sections.usage import run_usage
+from agentsense.report.sections.usage import UNREPORTED, run_usage
+from agentsense.standin.stub.pytest_plugin import StubFactory
+from agentsense.standin.stub.server import UsageMode
 from agentsense.tasks import full
 
 AGENT = "standin/persona/agent"
@@ -158,3 +164,101 @@ def test_other_tasks_roles(
     calls = log_calls(str(log.location))
     assert set(calls["part"]) == parts
     assert _sums(calls, "model") == stats_totals(str(log.location), "model")
+
+
+# --- a server that reports no usage ------------------------------------------------------------
+
+NAN = re.compile(r"\bnan\b", re.IGNORECASE)
+
+
+def test_zero_counts_are_unreported_only_beside_a_zero_total() -> None:
+    nan = reported_tokens(ModelUsage(input_tokens=0, output_tokens=0, total_tokens=0))
+    assert all(math.isnan(v) for v in nan.values())
+    assert all(math.isnan(v) for v in reported_tokens(None).values())
+    no_total = reported_tokens(ModelUsage(input_tokens=85, output_tokens=3, total_tokens=0))
+    assert (no_total["input_tokens"], no_total["output_tokens"]) == (85, 3)
+    assert math.isnan(no_total["total_tokens"])
+    # An empty reply may really cost no output token: the server counted, so 0 is kept.
+    empty = reported_tokens(ModelUsage(input_tokens=85, output_tokens=0, total_tokens=85))
+    assert (empty["output_tokens"], empty["total_tokens"]) == (0, 85)
+
+
+class _VisibleText(HTMLParser):
+    """The text a person reads on a page: everything outside <script> and <style>."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self._hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: object) -> None:
+        self._hidden += tag in ("script", "style")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._hidden -= tag in ("script", "style")
+
+    def handle_data(self, data: str) -> None:
+        if not self._hidden:
+            self.parts.append(data)
+
+
+def readable(path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".html":
+        return text
+    parser = _VisibleText()
+    parser.feed(text)
+    return " ".join(parser.parts)
+
+
+def usage_table(markdown: str) -> list[list[str]]:
+    """The rows of report.md's *Cost and tokens* table, as cells."""
+    section = markdown.split("## Cost and tokens", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("| vllm/agent-")]
+    return [[c.strip() for c in line.strip("|").split("|")] for line in lines]
+
+
+@pytest.mark.parametrize("usage", ["zero", "no-total", "none"])
+def test_a_server_without_usage_leaves_no_nan_in_the_report(
+    usage: UsageMode, stub_server: StubFactory, tmp_path: Path
+) -> None:
+    """A server reporting total_tokens 0 (or no usage): `agentsense report` warns nothing, every
+    file of the report is free of "nan", and the usage cells say they were not reported."""
+    stub = stub_server(usage=usage)
+
+    def served(name: str) -> Model:
+        # A name of its own: Inspect keeps a vLLM server's state per model name for the process.
+        return get_model(f"vllm/{name}-{usage}", base_url=stub.base_url, memoize=False)
+
+    (log,) = eval(
+        full(dataset="demo", max_messages=3),
+        model=served("agent"),
+        model_roles={"judge": served("judge")},
+        sample_id=[101, 301],
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    out = tmp_path / "report"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(["report", str(log.location), "--out", str(out)]) == 0
+    assert [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)] == []
+    files = [p for p in out.rglob("*") if p.is_file() and p.suffix != ".png"]
+    # The page needs inspect-viz, a dev dependency: every kind of file the report writes is read.
+    assert {p.suffix for p in files} == {".md", ".csv", ".html", ".json", ".yaml"}
+    for path in files:
+        found = NAN.search(readable(path))
+        assert found is None, f"{path.name}: ...{readable(path)[found.start() - 80 : found.end()]}"
+
+    rows = usage_table((out / "report.md").read_text(encoding="utf-8"))
+    assert {r[1] for r in rows} == {"character turns", "interviews", "judges"}
+    # Every call is counted, with or without usage.
+    assert sum(int(r[2]) for r in rows) == len(stub.chat_records(outcome="ok"))
+    for row in rows:
+        assert row[5] == row[6] == UNREPORTED  # % tokens, per scene
+        # The counts the server did give are shown (no-total: prompt and completion).
+        assert (row[3] == UNREPORTED) == (usage != "no-total")
+    csv = pd.read_csv(out / "usage.csv")
+    assert csv["total_tokens"].isna().all() and csv["token_share"].isna().all()
+    assert f"tokens {UNREPORTED}" in (out / "report.md").read_text(encoding="utf-8")

@@ -22,6 +22,7 @@ from typing import Any
 
 from inspect_ai.event import ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalSample
+from inspect_ai.model import ModelUsage
 
 from agentsense.analysis.baselines import scene_baselines
 from agentsense.analysis.logs import as_float, panel
@@ -262,7 +263,8 @@ SIMULATION, SCORING = "simulation", "scoring"
 EVALUATED = "evaluated model"  # calls with no role
 RESCORED = " (re-scoring)"  # a part's calls made by `inspect score` after the eval
 CALL_COLUMNS = ["log", "id", "epoch", "phase", "scoring", "rescored", "part", "role", "model"]
-CALL_COLUMNS += ["calls", "input_tokens", "output_tokens", "total_tokens", "cost"]
+TOKEN_COLUMNS = ["input_tokens", "output_tokens", "total_tokens"]
+CALL_COLUMNS += ["calls", *TOKEN_COLUMNS, "cost"]
 
 
 def part_of(phase: str, role: str | None) -> str:
@@ -294,6 +296,23 @@ def _rescored(span: SpanBeginEvent, sample: EvalSample) -> bool:
     return span.timestamp > datetime.fromisoformat(str(sample.completed_at))
 
 
+def reported_tokens(usage: ModelUsage | None) -> dict[str, float]:
+    """A reply's token counts and cost, NaN where the server reported none: no `usage` at all,
+    or a total of 0 (some OpenAI-compatible servers send zeros; a reply always costs tokens),
+    with it every other count that is 0 too."""
+    if usage is None:
+        return dict.fromkeys([*TOKEN_COLUMNS, "cost"], math.nan)
+    counts = {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "total_tokens": usage.total_tokens,
+    }
+    unreported = usage.total_tokens == 0
+    out = {k: math.nan if unreported and v == 0 else float(v) for k, v in counts.items()}
+    out["cost"] = math.nan if usage.total_cost is None else usage.total_cost
+    return out
+
+
 def call_rows(log: str, sample: EvalSample) -> list[dict[str, Any]]:
     """One row per model call of one sample, read from its events: so a re-judge appended by
     `inspect score` counts too (Inspect's `EvalLog.stats` covers the eval only). Cache reads
@@ -308,8 +327,10 @@ def call_rows(log: str, sample: EvalSample) -> list[dict[str, Any]]:
         if not isinstance(event, ModelEvent) or event.cache == "read":
             continue
         usage = event.output.usage if event.output is not None else None
-        if usage is None:
-            continue
+        replied = event.error is None and event.output is not None and event.output.choices
+        if usage is None and not replied:
+            continue  # neither a reply nor a bill: no call to count
+        tokens = reported_tokens(usage)
         span = _scorer_span(event, spans)
         phase = SIMULATION if span is None else SCORING
         name = scoring_of.get(span, "") if span is not None else ""
@@ -327,10 +348,7 @@ def call_rows(log: str, sample: EvalSample) -> list[dict[str, Any]]:
                 "role": event.role or "",
                 "model": event.model,
                 "calls": 1,
-                "input_tokens": usage.input_tokens,
-                "output_tokens": usage.output_tokens,
-                "total_tokens": usage.total_tokens,
-                "cost": math.nan if usage.total_cost is None else usage.total_cost,
+                **tokens,
             }
         )
     return rows

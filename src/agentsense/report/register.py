@@ -10,8 +10,10 @@ the paper, the samples behind it and the row's wall-clock time. The block's sche
 
 The *Evaluation report* section writes `evaluation_report.md` (its table, to paste into a README),
 `.csv`, `.yaml` (the block, from the `full` runs: the entry's task) and, with the `viz` extra
-(inspect-viz), `scores_by_model.html`: a bar plot per score with the paper's value as a red dot,
-then the same numbers as an HTML table (the plots load their JavaScript from a CDN).
+(inspect-viz), `scores_by_model.html`: first the numbers as a plain HTML table (each score with
+its 95% CI, stderr, the paper's value and the difference, or why there is none), readable with no
+network and no JavaScript, then a bar plot per score with the paper's value as a red dot (the
+plots load their JavaScript from a CDN, so they show only online; the page says so).
 """
 
 from __future__ import annotations
@@ -59,13 +61,17 @@ TITLES = {
 
 @dataclass(frozen=True)
 class ScoreRow:
-    """One score of one row, in percent: ours, its stderr, and the paper's (None: no reference)."""
+    """One score of one row, in percent: ours, its stderr, and the paper's (None: no reference);
+    with Table 1's 95% CI (clustered by template) and its caveat ("too few templates (2)")."""
 
     key: str
     value: float
     stderr: float
     samples: int
     paper: float | None
+    low: float = math.nan
+    high: float = math.nan
+    caveat: str = ""
 
     @property
     def difference(self) -> float | None:
@@ -154,6 +160,9 @@ def result(
                 stderr=round(100 * clustered_stderr(scenes, key), 2),
                 samples=estimate.n,
                 paper=matched[key].paper if key in matched else None,
+                low=round(100 * estimate.low, 2),
+                high=round(100 * estimate.high, 2),
+                caveat=estimate.caveat,
             )
         )
     why = found.missing.get(group, "")
@@ -257,6 +266,8 @@ def score_frame(found: Sequence[Result]) -> pd.DataFrame:
                 "difference": s.difference,
                 "samples": s.samples,
                 "stderr": s.stderr,
+                "ci_low": s.low,
+                "ci_high": s.high,
                 "time": r.time,
                 "date": r.date,
             }
@@ -299,23 +310,55 @@ def page_line(written: bool) -> str:
     )
 
 
-def value_table(frame: pd.DataFrame) -> str:
-    """The page's numbers as an HTML table (model, score, AgentSense, stderr, paper)."""
-    head = "".join(f"<th>{h}</th>" for h in ("Model", "Score", "AgentSense", "Stderr", "Paper"))
-    rows = "".join(
-        "<tr>"
-        + "".join(
-            f"<td>{html.escape(str(v))}</td>"
-            for v in (r.model, r.score, f"{r.agentsense:.2f}", f"{r.stderr:.2f}", number(r.paper))
-        )
-        + "</tr>"
-        for r in frame.itertuples()
+PAGE_TITLE = "AgentSense: scores by model beside the paper"
+PAGE_HEAD = ["Model", "Task", "Score", "AgentSense (%)", "95% CI", "Stderr", "Paper", "Difference"]
+PAGE_HEAD += ["Samples"]
+NO_NETWORK = (
+    "This table is plain HTML: it shows without network and without JavaScript. The plots below "
+    "load their JavaScript (Mosaic, DuckDB-WASM) from cdn.jsdelivr.net, so they show only "
+    "online; offline they stay an empty grey bar. They hold the same numbers as the table."
+)
+
+
+def _interval(score: ScoreRow) -> str:
+    if math.isnan(score.low) or math.isnan(score.high):
+        return score.caveat or "–"
+    text = f"[{score.low:.2f}, {score.high:.2f}]"
+    return f"{text}, {score.caveat}" if score.caveat else text
+
+
+def _no_paper(found: Result, score: ScoreRow) -> str:
+    """Why a score has no paper value (report.paper's reason for the row, when it gave one)."""
+    why = found.why_no_paper or "the paper has no value of this score for this model and setting"
+    return f"{found.label or found.model}, {score.key}: {why}."
+
+
+def value_table(found: Sequence[Result]) -> str:
+    """The page's numbers as a plain HTML table, with why a score has no paper value."""
+    cells, reasons = [], []
+    for r in found:
+        for s in r.scores:
+            difference = number(s.difference, sign="+")
+            if s.paper is None:
+                reasons.append(_no_paper(r, s))
+                difference = f"– (note {len(reasons)})"
+            values = [r.label or r.model, r.task, s.key, f"{s.value:.2f}", _interval(s)]
+            values += [f"{s.stderr:.2f}", number(s.paper), difference, str(s.samples)]
+            cells.append("".join(f"<td>{html.escape(v)}</td>" for v in values))
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in PAGE_HEAD)
+    rows = "".join(f"<tr>{row}</tr>" for row in cells)
+    notes = "".join(f"<li>{html.escape(why)}</li>" for why in reasons)
+    return (
+        f"<h1>{html.escape(PAGE_TITLE)}</h1>"
+        "<p>Scores in percent as the paper prints them (Table 1), each with its 95% CI "
+        "(clustered by template, as in the report's Table 1) and the stderr Inspect logs; the "
+        "difference is AgentSense minus the paper, given only where the run is comparable with "
+        "the paper (the report's <em>Beside the paper</em> rule).</p>"
+        f'<table id="agentsense-scores" border="1" cellpadding="4">'
+        f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        + (f"<p>No difference from the paper:</p><ol>{notes}</ol>" if notes else "")
+        + f"<p>{html.escape(NO_NETWORK)}</p>"
     )
-    note = (
-        "<p>The plots load their JavaScript (Mosaic, DuckDB-WASM) from cdn.jsdelivr.net, so they "
-        "show only online; the table holds the same numbers.</p>"
-    )
-    return f'{note}<table id="agentsense-scores"><tr>{head}</tr>{rows}</table>'
 
 
 def scores_page(found: Sequence[Result]) -> str | None:
@@ -352,7 +395,9 @@ def scores_page(found: Sequence[Result]) -> str | None:
             )
         )
     page = to_html(vconcat(*plots))
-    return page.replace("</body>", value_table(frame) + "</body>")
+    # The title, then the plain table first: offline the plots stay empty.
+    page = page.replace("<head>", f"<head><title>{html.escape(PAGE_TITLE)}</title>", 1)
+    return page.replace("<body>", "<body>" + value_table(found), 1)
 
 
 # --- the section ----------------------------------------------------------------------------------

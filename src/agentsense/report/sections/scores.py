@@ -327,7 +327,7 @@ def uncertainty_section(inputs: Inputs) -> Content:
             str(r.group),
             header(str(r.metric)),
             str(r.n),
-            str(r.templates),
+            number(r.templates, digits=0),  # a dash when no template was scored (PSI)
             percent(r.mean),
             percent(r.naive_half_width),
             percent(r.half_width),

@@ -16,7 +16,7 @@ from types import FrameType
 
 from agentsense.standin.rules import RULES
 from agentsense.standin.stub.faults import Faults, Latency
-from agentsense.standin.stub.server import StubServer
+from agentsense.standin.stub.server import USAGE_MODES, StubServer
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -51,6 +51,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--malformed", type=float, default=0.0, help="rate of broken-JSON replies")
     parser.add_argument("--drop", type=float, default=0.0, help="rate of dropped connections")
     parser.add_argument("--seed", type=int, default=0, help="seed of latency and fault draws")
+    parser.add_argument(
+        "--usage",
+        default="counts",
+        choices=USAGE_MODES,
+        help="token counts in replies: counts (default), or as some servers do: zero (all 0), "
+        "no-total (total_tokens 0), none (no usage field)",
+    )
     parser.add_argument("--log", default=None, help="append every request to this JSONL file")
     parser.add_argument("--verbose", action="store_true", help="print each HTTP request")
     return parser.parse_args(argv)
@@ -76,6 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         port=args.port,
         log_path=args.log,
         verbose=args.verbose,
+        usage=args.usage,
     )
     done = threading.Event()
 
@@ -87,7 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     server.start()
     print(server.base_url, flush=True)
     print(
-        f"agentsense stub: rule={args.rule} latency={args.latency} faults={faults}",
+        f"agentsense stub: rule={args.rule} latency={args.latency} usage={args.usage} "
+        f"faults={faults}",
         file=sys.stderr,
         flush=True,
     )

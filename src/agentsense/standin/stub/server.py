@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO, get_args
 
 from agentsense.standin.rules import RULES, Request, Rule, rule_for
 from agentsense.standin.stub.faults import Faults, Latency, Outcome, uniform
@@ -32,6 +32,11 @@ RuleSpec = str | Rule
 CHAT_PATH = "/v1/chat/completions"
 MODELS_PATH = "/v1/models"
 MAX_MODEL_LEN = 32768
+# What a reply says of its tokens: "counts" (estimated), or as some OpenAI-compatible servers do:
+# "zero" (every count 0), "no-total" (prompt and completion counted, total_tokens 0), "none" (no
+# `usage` field at all).
+UsageMode = Literal["counts", "zero", "no-total", "none"]
+USAGE_MODES: tuple[str, ...] = get_args(UsageMode)
 # Only the start of a malformed reply is sent: valid HTTP, broken JSON.
 MALFORMED_BODY = (
     b'{"id": "chatcmpl-stub", "object": "chat.completion", "choices": [{"index": 0, "mess'
@@ -99,10 +104,15 @@ def resolve_rule(spec: RuleSpec, model: str) -> tuple[Rule, str]:
     return RULES[spec], model
 
 
-def completion_body(index: int, model: str, reply: str, prompt_chars: int) -> dict[str, Any]:
+def completion_body(
+    index: int, model: str, reply: str, prompt_chars: int, usage: UsageMode = "counts"
+) -> dict[str, Any]:
     # Rough token counts (4 characters a token), as the in-process stand-in reports them.
     prompt_tokens, completion_tokens = prompt_chars // 4 + 1, len(reply) // 4 + 1
-    return {
+    if usage == "zero":
+        prompt_tokens = completion_tokens = 0
+    total = 0 if usage in ("zero", "no-total") else prompt_tokens + completion_tokens
+    body: dict[str, Any] = {
         "id": f"chatcmpl-stub-{index}",
         "object": "chat.completion",
         "created": int(time.time()),
@@ -118,9 +128,12 @@ def completion_body(index: int, model: str, reply: str, prompt_chars: int) -> di
         "usage": {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
+            "total_tokens": total,
         },
     }
+    if usage == "none":
+        del body["usage"]
+    return body
 
 
 def error_body(status: int, message: str, kind: str) -> dict[str, Any]:
@@ -140,10 +153,14 @@ class StubServer:
         log_path: str | Path | None = None,
         models: Sequence[str] = (),
         verbose: bool = False,
+        usage: UsageMode = "counts",
     ) -> None:
         if isinstance(rule, str) and rule != "auto" and rule not in RULES:
             raise ValueError(f"unknown rule {rule!r}: use auto, {', '.join(RULES)} or a callable")
+        if usage not in USAGE_MODES:
+            raise ValueError(f"unknown usage {usage!r}: use {', '.join(USAGE_MODES)}")
         self.rule = rule
+        self.usage = usage
         self.latency = latency if isinstance(latency, Latency) else Latency.parse(latency)
         self.faults = faults or Faults()
         self.models = list(models)
@@ -449,9 +466,8 @@ class _Handler(BaseHTTPRequestHandler):
             pairs = [(m["role"], m["content"]) for m in record.messages]
             record.reply = stub.reply_for(record.model, pairs)
             chars = sum(len(content) for _, content in pairs)
-            self._send_json(
-                200, completion_body(record.index, record.model, record.reply, chars), record
-            )
+            body = completion_body(record.index, record.model, record.reply, chars, stub.usage)
+            self._send_json(200, body, record)
 
     # -- output --------------------------------------------------------------
 
