@@ -103,6 +103,7 @@ def test_not_found_names_the_url_and_the_ways_out(online: FileServer, isolated: 
     message = str(caught.value)
     assert "404" in message and SOURCE.url("official") in message
     assert "-T dataset=/path/to/test_set.json" in message
+    assert "compared with" not in message  # CoSER's runs have no published cells to keep
 
 
 def test_pins() -> None:

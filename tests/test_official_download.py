@@ -117,6 +117,13 @@ def test_server_down_fails_fast_with_offline_hints(
     message = str(caught.value)
     assert f"could not be downloaded from {url}/{UPSTREAM_PATH}" in message
     assert "-T dataset=demo" in message and "-T dataset=/path/to/final_data.jsonl" in message
+    # Which way out keeps the paper comparison: the file by path does if its hash is the pin's.
+    assert (
+        "-T dataset=/path/to/final_data.jsonl (still compared with the paper if it is the pinned "
+        f"file: the log records its hash; `git hash-object FILE` must print {GOOD_BLOB})"
+    ) in message
+    assert f"final_data-{GOOD_BLOB}.jsonl (compared with the paper" in message
+    assert "-T dataset=demo (never compared with the paper)" in message
     assert str(isolated) in message and f"final_data-{GOOD_BLOB}.jsonl" in message
     assert cache_listing(isolated) == []
 

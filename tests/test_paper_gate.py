@@ -2,7 +2,8 @@
 name of a paper model (Llama-3-8B), on data shaped and checksummed like the official set (a
 pinned file served by the local file server), then the report's *Beside the paper* section and
 `agentsense compare --against paper`: pass with a wide margin, fail with none, refuse the demo
-set, a --limit run and a model the paper does not have.
+set, a --limit run and a model the paper does not have. The "official" file is known by its
+content: given by path it is compared; a demo log edited to say `official` is refused.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import yaml
 from inspect_ai import eval
+from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import get_model
 
 from agentsense.analysis import official
@@ -39,6 +42,18 @@ JUDGES = ("vllm/gpt-4o", "vllm/Qwen/Qwen2.5-72B-Instruct", "vllm/meta-llama/Llam
 # The "official" file: the demo set's first 4 templates (3 scenes each), pinned by its blob id.
 OFFICIAL = b"".join(demo_path().read_bytes().splitlines(keepends=True)[:12])
 SCENES = 12
+BY_PATH = "final_data.jsonl"  # a copy of the "official" file, given by path (in the log folder)
+
+
+@pytest.fixture(autouse=True)
+def _pinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stand-in is the pinned official file here too: the logs are read against the pin."""
+    pin(monkeypatch)
+
+
+def pin(patch: pytest.MonkeyPatch) -> None:
+    pinned = PinnedFile(official_data.SOURCE.files["official"].path, git_blob_id(OFFICIAL))
+    patch.setitem(official_data.SOURCE.files, "official", pinned)
 
 
 @dataclass(frozen=True)
@@ -66,6 +81,8 @@ RUNS = {  # log folder -> its runs
     "one_judge": [Run("full", args={"max_messages": 4}, judges=("vllm/gpt-4o",))],
     "limit": [Run("full", limit=2, args={"max_messages": 4})],
     "demo": [Run("full", dataset="demo", limit=1, args={"max_messages": 4})],
+    # The official file by path: a custom name, the pinned content.
+    "by_path": [Run("full", dataset=BY_PATH, args={"max_messages": 4})],
     "unmapped": [Run("full", model=UNMAPPED, limit=1, args={"max_messages": 4})],
 }
 
@@ -78,13 +95,14 @@ def _build(out: Path) -> Path:
         patch.setenv("VLLM_BASE_URL", stub.base_url)
         patch.setenv("AGENTSENSE_DATA_URL", served.url)
         patch.setenv("AGENTSENSE_CACHE_DIR", str(out / "cache"))
-        pin = PinnedFile(official_data.SOURCE.files["official"].path, git_blob_id(OFFICIAL))
-        patch.setitem(official_data.SOURCE.files, "official", pin)
+        pin(patch)
+        (out / BY_PATH).write_bytes(OFFICIAL)
         for name, planned in RUNS.items():
             for run in planned:
+                dataset = str(out / BY_PATH) if run.dataset == BY_PATH else run.dataset
                 (log,) = eval(
                     f"agentsense/{run.task}",
-                    task_args={"dataset": run.dataset, **run.args},
+                    task_args={"dataset": dataset, **run.args},
                     model=get_model(run.model, base_url=stub.base_url),
                     model_roles={
                         "judge": [get_model(j, base_url=stub.base_url) for j in run.judges]  # type: ignore[dict-item]
@@ -97,13 +115,24 @@ def _build(out: Path) -> Path:
                 assert log.status == "success", log.error
         # Downloaded once, checked against its pin, then read from the cache.
         assert len(served.requests) == 1
+    claim_official(out / "demo", out / "edited")
     return out
+
+
+def claim_official(logs: Path, out: Path) -> None:
+    """The demo logs with their `dataset` task argument and metadata edited to `official`."""
+    out.mkdir()
+    for path in logs.glob("*.eval"):
+        log = read_eval_log(str(path))
+        log.eval.task_args["dataset"] = "official"
+        log.eval.metadata = {**(log.eval.metadata or {}), "dataset": "official"}
+        write_eval_log(log, str(out / path.name))
 
 
 @pytest.fixture(scope="module")
 def runs(shared_build: SharedBuilds) -> Mapping[str, Path]:
     built = shared_build("paper-gate", lambda out: in_fresh_process(_build, out))
-    return {name: built / name for name in RUNS}
+    return {name: built / name for name in [*RUNS, "edited"]}
 
 
 def gate(capsys: pytest.CaptureFixture[str], logs: Path, *extra: str) -> tuple[int, str, str]:
@@ -264,6 +293,42 @@ def test_the_margin_passes_exactly_the_cells_within_it(
     assert code == 0, out
 
 
+def test_the_official_file_given_by_path_is_compared(
+    runs: Mapping[str, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Known by its hash, not its name: the pinned file given by path has the paper's cells,
+    in the gate, the report and the evaluation report, as `-T dataset=official` has."""
+    code, out, _ = gate(capsys, runs["by_path"], "--margin", "100")
+    assert code == 0 and "reproduce the paper" in out, out
+    _, rows = report_rows(runs["by_path"], tmp_path / "report")
+    assert {r["table"] for r in rows} == {"1"}
+    block = yaml.safe_load((tmp_path / "report" / "evaluation_report.yaml").read_text("utf-8"))
+    (result,) = block["evaluation_report"]["results"]
+    assert "goal_judge_majority_paper" in {m["key"] for m in result["metrics"]}
+
+
+EDITED = "says -T dataset=official, but its data file has git blob id"
+
+
+def test_a_log_edited_to_say_official_is_refused_with_the_reason(
+    runs: Mapping[str, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A demo log whose `dataset` argument and metadata say `official` has the demo's hash."""
+    code, out, err = gate(capsys, runs["edited"], "--margin", "100")
+    assert code == 2 and out == ""
+    assert "cannot be compared with the paper" in err and EDITED in err
+    assert f"pinned official file (official: blob id {git_blob_id(OFFICIAL)[:12]}" in err
+    out_folder = tmp_path / "report"
+    assert main(["report", str(runs["edited"]), "--out", str(out_folder), "--no-figures"]) == 0
+    text = (out_folder / "report.md").read_text(encoding="utf-8")
+    section = text.split("## Beside the paper", 1)[1].split("\n## ", 1)[0]
+    assert EDITED in section and "| Table " not in section
+    block = yaml.safe_load((out_folder / "evaluation_report.yaml").read_text(encoding="utf-8"))
+    (result,) = block["evaluation_report"]["results"]
+    assert not [m for m in result["metrics"] if m["key"].endswith("_paper")]
+    assert any(EDITED in note for note in block["evaluation_report"]["notes"])
+
+
 @pytest.mark.parametrize(
     ("name", "why"),
     [
@@ -295,8 +360,13 @@ def test_report_says_in_one_line_why_there_is_no_reference(
 @pytest.mark.parametrize(
     ("run", "table", "why"),
     [
-        ({"dataset": "demo"}, "1", "demo data"),
-        ({"dataset": "my.jsonl"}, "1", "a custom dataset (my.jsonl)"),
+        ({"dataset": "demo", "data_git_blob_id": "c0ffee"}, "1", "demo data"),
+        ({"dataset": "my.jsonl", "data_git_blob_id": "c0ffee"}, "1", "a custom dataset (my.jsonl)"),
+        # The name proves nothing: without the pinned hash, `official` is refused...
+        ({"data_git_blob_id": "c0ffee"}, "1", "says -T dataset=official, but its data file"),
+        ({"data_git_blob_id": None}, "1", "records no hash of its data file"),
+        # ...and with it, any name is the official set.
+        ({"dataset": "/data/final_data.jsonl"}, "1", None),
         ({"status": "cancelled", "planned_scenes": 9, "planned_samples": 9}, "1", "cancelled"),
         ({"shards": ["1/4", "3/4"]}, "1", "2 of 4 shards"),
         ({"planned_scenes": 2, "planned_samples": 2}, "1", "a --limit run: 2 of 1,225 scenes"),
@@ -310,6 +380,7 @@ def test_report_says_in_one_line_why_there_is_no_reference(
 def test_official_reason(run: dict[str, object], table: str, why: str | None) -> None:
     complete = {
         "dataset": "official",
+        "data_git_blob_id": git_blob_id(OFFICIAL),
         "kind": "homogeneous",
         "status": "success",
         "scenes": 1225,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import json
 import typing
@@ -17,10 +18,12 @@ import agentsense
 import agentsense.tasks
 from agentsense.construction import label_agreement
 from agentsense.construction.labelling import SceneLabels, label_scene
+from agentsense.engine.download import git_blob_id
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.strict import declared_names
 from agentsense.engine.version import EvalVersion, eval_version
-from agentsense.sense.dataset.samples import demo_path, load_scenarios, scene_dataset
+from agentsense.sense.dataset.judge_check_items import bundled_path
+from agentsense.sense.dataset.samples import DATA_FILE, demo_path, load_scenarios, scene_dataset
 from agentsense.sense.dataset.validation import DatasetError
 from agentsense.sense.leakage.blind_test import BlindAnswers, blind_interview
 from agentsense.sense.protocol import Protocol, TaskArguments, cli_names
@@ -54,6 +57,28 @@ def test_every_task_carries_the_eval_yaml_version() -> None:
     for name, task in built_tasks().items():
         assert task.version == version.comparability_version, name
         assert task.metadata and task.metadata["eval_version"] == declared, name
+
+
+# The tasks on AgentSense data files, and the file `-T dataset=demo` is for each.
+DATA_FILES = {
+    **dict.fromkeys(
+        ["goal", "info", "full", "pairwise", "blind", "script_prediction", "labelling"], demo_path()
+    ),
+    "judge_check": bundled_path(),
+}
+
+
+def test_every_task_on_a_data_file_records_its_content() -> None:
+    """The log knows the file by its hashes and rows, not only by the name it was given."""
+    built = built_tasks()
+    for name, path in DATA_FILES.items():
+        data = path.read_bytes()
+        recorded = (built[name].metadata or {})[DATA_FILE]
+        assert recorded == {
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "git_blob_id": git_blob_id(data),
+            "rows": len(data.strip().splitlines()),
+        }, name
 
 
 @pytest.mark.parametrize("text", ["1", "A-1", "1-a", "1.0-A", ""])

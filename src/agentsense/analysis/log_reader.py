@@ -52,9 +52,10 @@ from agentsense.analysis.sample_rows import (
     value_rows,
 )
 from agentsense.engine.conversation import Conversation, Turn
+from agentsense.engine.download import DataFile
 from agentsense.engine.errors import ReportError
 from agentsense.engine.roles import own_roles
-from agentsense.sense.dataset.samples import scenario_of
+from agentsense.sense.dataset.samples import DATA_FILE, scenario_of
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.score_keys import CAST, GOAL_KEYS, JUDGES, ROLES, SCORE_KEYS
 from agentsense.tasks import TASK_ROLES
@@ -109,6 +110,8 @@ def _eval_row(log: EvalLog) -> dict[str, Any]:
         "sender": roles.get("sender", model) if task == "pairwise" else None,
         "receiver": roles.get("receiver", model) if task == "pairwise" else None,
         "dataset": str(metadata.get("dataset", spec.task_args.get("dataset", ""))),
+        # The data file by its content (absent from logs of before it was recorded).
+        **{f"data_{k}": (metadata.get(DATA_FILE) or {}).get(k) for k in DataFile.model_fields},
         # The task's scenes before --limit (of its shard, if any): what a complete run plays.
         "dataset_scenes": spec.dataset.samples,
         "shard": None if missing(spec.task_args.get("shard")) else str(spec.task_args["shard"]),

@@ -22,7 +22,7 @@ from inspect_ai import Task
 from agentsense.construction import label_agreement
 from agentsense.construction.labelling import label_scene
 from agentsense.engine.version import versioned
-from agentsense.sense.dataset.samples import load_scenarios, scene_dataset
+from agentsense.sense.dataset.samples import dataset_path, load_scenarios, scene_dataset
 from agentsense.sense.tasks import dataset_name, task_metadata
 
 
@@ -33,5 +33,5 @@ def labelling(**values: Any) -> Task:
         dataset=scene_dataset(load_scenarios(dataset), name=dataset_name(dataset)),
         solver=label_scene(values["max_tokens"]),
         scorer=label_agreement(),
-        **versioned(task_metadata(dataset, protocol={}, seed=None)),
+        **versioned(task_metadata(dataset, {}, None, dataset_path(dataset))),
     )

@@ -23,6 +23,7 @@ from pathlib import Path, PurePosixPath
 
 import httpx
 import tenacity
+from pydantic import BaseModel, ConfigDict
 
 from agentsense.engine.cache import CACHE_DIR_ENV, cache_dir
 from agentsense.engine.errors import PrerequisiteError
@@ -64,6 +65,26 @@ def file_blob_id(path: Path) -> str:
 
 def file_sha256(path: Path) -> str:
     return _hashed(path, hashlib.sha256())
+
+
+class DataFile(BaseModel):
+    """What a log records of the data file it played, so that the file is known by its content
+    whatever it was called (`official`, a path, a mirror): its sha256, its git blob id (what
+    the official AgentSense files are pinned by) and its rows (non-blank lines: JSONL records)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    sha256: str
+    git_blob_id: str
+    rows: int
+
+
+def data_file(path: Path) -> DataFile:
+    data = path.read_bytes()
+    rows = sum(1 for line in data.split(b"\n") if line.strip())
+    return DataFile(
+        sha256=hashlib.sha256(data).hexdigest(), git_blob_id=git_blob_id(data), rows=rows
+    )
 
 
 @dataclass(frozen=True)
@@ -141,6 +162,9 @@ class Source:
     folder: str = ""  # below the agentsense cache folder
     demo: str = "set"  # what `-T dataset=demo` runs, for the offline hints
     host: str = GITHUB
+    # What runs on its pinned files are compared with (e.g. "the paper"), so the offline hints
+    # say which way out keeps that comparison; "" for none.
+    compared: str = ""
 
     @property
     def default_url(self) -> str:
@@ -167,16 +191,28 @@ class Source:
         """The verified local copy of `file` as served at `url` (not only this source's files:
         Sotopia's `URL#sha256=`); a failure is this source's error, saying how to proceed."""
         folder = cache_dir() / self.folder
+        by_path, cached, demo = self._kept(file)
         hints = (
-            f"  - download {url} yourself and pass -T dataset=/path/to/{file.base_name}\n"
-            f"  - or put it in {folder} as {file.file_name}\n"
-            f"  - or run the bundled {self.demo} with -T dataset=demo"
+            f"  - download {url} yourself and pass -T dataset=/path/to/{file.base_name}{by_path}\n"
+            f"  - or put it in {folder} as {file.file_name}{cached}\n"
+            f"  - or run the bundled {self.demo} with -T dataset=demo{demo}"
         )
         label = f"The {self.title} file {file.base_name}"
         try:
             return download(Pin(file, url, folder, label, origin, hints))
         except DownloadError as error:
             raise self.error(url, str(error)) from None
+
+    def _kept(self, file: PinnedFile) -> tuple[str, str, str]:
+        """What each offline hint does to the comparison (by path, in the cache, the demo)."""
+        if not self.compared or file not in self.files.values():
+            return "", "", ""
+        return (
+            f" (still compared with {self.compared} if it is the pinned file: the log records "
+            f"its hash; {file.kind.check} must print {file.digest})",
+            f" (compared with {self.compared}, as a downloaded copy is)",
+            f" (never compared with {self.compared})",
+        )
 
 
 def _status(message: str) -> None:

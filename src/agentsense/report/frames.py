@@ -25,7 +25,9 @@ from agentsense.analysis.baselines import BASELINE_COLUMNS
 from agentsense.analysis.log_merge import shortfall
 from agentsense.analysis.log_reader import JUDGED_TASKS, Runs
 from agentsense.analysis.logs import records
+from agentsense.analysis.official import official_file
 from agentsense.engine.errors import ReportError
+from agentsense.sense.dataset.samples import OFFICIAL_NAMES
 from agentsense.sense.score_keys import GOAL_KEYS, LABEL_AGREEMENTS, scene_columns
 
 # Settings that must agree across runs (the judge panel only across runs that judge goals).
@@ -41,8 +43,13 @@ ROUNDS = "rounds"
 UNCHECKED_KINDS = ("labelling", "script")
 
 
-def dataset_family(dataset: str) -> str:
-    return "official" if dataset in ("official", "official_roles") else dataset
+def dataset_family(run: dict[str, Any]) -> str:
+    """`official` for a run on an official file (known by its hash, however it was given);
+    a run that only says so is kept apart."""
+    if official_file(run) is not None:
+        return "official"
+    dataset = str(run["dataset"])
+    return f"{dataset} (unverified)" if dataset in OFFICIAL_NAMES else dataset
 
 
 def _describe(evals: pd.DataFrame, column: str) -> str:
@@ -113,7 +120,7 @@ def label_runs(evals: pd.DataFrame, allow_mixed: bool = False) -> pd.DataFrame:
     Labelling runs are left out of the settings check (they have no protocol).
     """
     labelled = evals.copy()
-    labelled["dataset_family"] = [dataset_family(str(d)) for d in labelled["dataset"]]
+    labelled["dataset_family"] = [dataset_family(run) for run in records(labelled)]
     # A labelling run scores labels, not models: no protocol to agree on; nor does script
     # prediction (one question per template, no conversation).
     scored = labelled[~labelled["kind"].isin(UNCHECKED_KINDS)]

@@ -283,7 +283,7 @@ def table_six(runs: Runs, agreement: HumanAgreement) -> References:
     logs = set(agreement.rows["run"].astype(str))
     sampled = runs.evals[runs.evals["log"].astype(str).isin(logs)]
     why = next(
-        (r for r in map(official.data_reason, sampled["dataset"].astype(str)) if r is not None),
+        (r for r in map(official.data_reason, records(sampled)) if r is not None),
         None,
     )
     if why is not None:

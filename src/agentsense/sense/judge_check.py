@@ -46,6 +46,7 @@ from agentsense.sense.dataset.judge_check_items import (
     CLAIM_CASES,
     INJECTION_CASES,
     JudgeCheckItem,
+    items_path,
     load_items,
 )
 from agentsense.sense.metrics import key_scores, mean_or_nan, score_values
@@ -226,5 +227,5 @@ def judge_check(**values: Any) -> Task:
         dataset=MemoryDataset([to_sample(item, settings) for item in items], name=name),
         solver=ask_judges(settings),
         scorer=judge_verdicts(),
-        **versioned(task_metadata(dataset, settings.model_dump(), seed=None)),
+        **versioned(task_metadata(dataset, settings.model_dump(), None, items_path(dataset))),
     )

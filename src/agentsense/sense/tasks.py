@@ -30,6 +30,7 @@ every `inspect` command, other benchmarks' too.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task_with
@@ -40,6 +41,7 @@ from inspect_ai.solver import Solver
 from inspect_ai.viewer import SampleScoreView, TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from agentsense.engine.console import warn
+from agentsense.engine.download import data_file
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.roles import JUDGE_ROLE, RECEIVER_ROLE, SELF_JUDGING, SENDER_ROLE
 from agentsense.engine.version import versioned
@@ -48,7 +50,14 @@ from agentsense.sense import (
     goal_completion,
     mcq_accuracy,
 )
-from agentsense.sense.dataset.samples import RoleBinding, load_scenarios, no_roles, scene_dataset
+from agentsense.sense.dataset.samples import (
+    DATA_FILE,
+    RoleBinding,
+    dataset_path,
+    load_scenarios,
+    no_roles,
+    scene_dataset,
+)
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.dataset.selection import parse_shard, per_template_scenes, shard_scenes
 from agentsense.sense.dataset.validation import DatasetError, check_option_marks, check_replay
@@ -119,10 +128,14 @@ def dataset_name(dataset: str) -> str:
     return f"agentsense-{dataset}" if "/" not in dataset else dataset
 
 
-def task_metadata(dataset: str, protocol: dict[str, Any], seed: int | None) -> dict[str, Any]:
+def task_metadata(
+    dataset: str, protocol: dict[str, Any], seed: int | None, file: Path
+) -> dict[str, Any]:
     """What every task records (with the eval version, `versioned`): its dataset, protocol
-    settings and seed."""
-    return {"protocol": protocol, "dataset": dataset, "seed": seed}
+    settings and seed, and the data `file`'s hashes and rows (`DATA_FILE`): a name alone is
+    no proof of what was played (the paper comparison, `analysis.official`, reads the hash)."""
+    recorded = data_file(file).model_dump()
+    return {"protocol": protocol, "dataset": dataset, "seed": seed, DATA_FILE: recorded}
 
 
 def agentsense_task(
@@ -142,7 +155,14 @@ def agentsense_task(
         solver=solver or simulation(protocol=protocol, seed=arguments.seed),
         scorer=scorer,
         epochs=epochs,
-        **versioned(task_metadata(arguments.dataset, protocol.model_dump(), arguments.seed)),
+        **versioned(
+            task_metadata(
+                arguments.dataset,
+                protocol.model_dump(),
+                arguments.seed,
+                dataset_path(arguments.dataset),
+            )
+        ),
         viewer=VIEWER,
         headline_metric=headline(headline_score),
     )

@@ -63,6 +63,11 @@ def bundled_path() -> Path:
     return Path(str(resources.files("agentsense.sense.dataset") / "data" / "judge_check.jsonl"))
 
 
+def items_path(dataset: str) -> Path:
+    """The file of the `dataset` argument (`demo`: the bundled items)."""
+    return bundled_path() if dataset == BUNDLED else Path(dataset).expanduser()
+
+
 def _problems(source: str, line: int, error: ValidationError, record: object) -> list[Problem]:
     item = record.get("id") if isinstance(record, dict) else None
     return [
@@ -80,7 +85,7 @@ def _problems(source: str, line: int, error: ValidationError, record: object) ->
 
 def load_items(dataset: str = BUNDLED) -> list[JudgeCheckItem]:
     """Read and validate a judge-check file (`demo` = the bundled one)."""
-    path = bundled_path() if dataset == BUNDLED else Path(dataset).expanduser()
+    path = items_path(dataset)
     if not path.is_file():
         expected = "'demo' (the bundled items) or the path of a judge-check JSONL file"
         raise DatasetError(

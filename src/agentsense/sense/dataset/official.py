@@ -53,4 +53,5 @@ SOURCE = Source(
         ),
     },
     OfficialDataError,
+    compared="the paper",
 )

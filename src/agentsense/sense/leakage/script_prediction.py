@@ -21,7 +21,7 @@ from inspect_ai.solver import TaskState, generate
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.version import versioned
 from agentsense.sense import script_title
-from agentsense.sense.dataset.samples import no_roles, scene_metadata
+from agentsense.sense.dataset.samples import dataset_path, no_roles, scene_metadata
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.leakage.script_answers import matched_title, named_title
 from agentsense.sense.leakage.titles import Titles, demo_titles_path, read_mapping, script_titles
@@ -95,7 +95,7 @@ def script_prediction(**values: Any) -> Task:
     mapping_file = titles or (str(demo_titles_path()) if dataset == "demo" else None)
     mapping = read_mapping(mapping_file) if mapping_file else {}
     truth = script_titles(scenes, mapping, dataset, mapping_file)
-    metadata = task_metadata(dataset, arguments.settings.model_dump(), seed=None)
+    metadata = task_metadata(dataset, arguments.settings.model_dump(), None, dataset_path(dataset))
     return Task(
         dataset=script_dataset(scenes, truth, name=dataset_name(dataset)),
         solver=generate(),
