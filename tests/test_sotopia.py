@@ -126,6 +126,37 @@ def test_a_bad_dataset_or_argument_stops_the_task_before_any_model_call(tmp_path
         sotopia(max_turns=0)
 
 
+@pytest.mark.parametrize(
+    ("given", "problem"),
+    [
+        ("none,speak,talk,action,leave", "unknown 'talk'; missing 'non-verbal communication'"),
+        ("none,speak,speak,action,leave", "repeated 'speak'; missing 'non-verbal communication'"),
+        ("none,speak,action,leave", "missing 'non-verbal communication'"),
+        ("none speak non-verbal communication action leave", "unknown 'none speak non-verbal"),
+    ],
+)
+def test_a_bad_action_list_is_named_before_any_model_call(given: str, problem: str) -> None:
+    with pytest.raises(PrerequisiteError) as raised:
+        sotopia(action_types=given)
+    message = str(raised.value)
+    assert f"-T action_types: found {given!r}; expected each of none, speak," in message
+    assert problem in message
+
+
+def test_the_action_list_is_sent_in_the_order_given() -> None:
+    """sotopia 0.1.5 lists the action types in a PYTHONHASHSEED order: any order can be asked."""
+    order = "action, non-verbal communication,speak,none,leave"  # spaces around commas ignored
+    log = run(AGENT, limit=1, max_turns=1, action_types=order)
+    (agent, _judge) = prompts(log.samples[0])  # type: ignore[index]
+    listed = "action non-verbal communication speak none leave"
+    assert f"Your available action types are\n{listed}.\n" in agent
+    recorded = log.eval.metadata and log.eval.metadata["sotopia"]["action_types"]
+    assert recorded == ["action", "non-verbal communication", "speak", "none", "leave"]
+    default = run(AGENT, limit=1, max_turns=1)
+    (agent, _judge) = prompts(default.samples[0])  # type: ignore[index]
+    assert "are\nnone speak non-verbal communication action leave.\n" in agent
+
+
 # --- rendering and prompts ------------------------------------------------------------------
 
 

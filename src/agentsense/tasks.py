@@ -216,6 +216,9 @@ TASKS: tuple[TaskRow, ...] = (
             "max_stale_turns": "the episode ends after more than this many `none` actions in a "
             "row (sotopia 0.1.5: 2)",
             "action_order": "`round-robin` (sotopia's default: agent 1 first) or `simultaneous`",
+            "action_types": "the agent prompt's action list, comma-separated: each action type "
+            "once, in any order (sotopia 0.1.5's order depends on PYTHONHASHSEED; "
+            "docs/sotopia.md says how to read it off a recording)",
             "omniscient": "each agent sees both backgrounds and goals (sotopia: false)",
             "structured": "ask the agents for the AgentAction JSON schema, as sotopia does",
             "temperature": "the agents' temperature (sotopia 0.1.5 sends none)",
@@ -456,6 +459,7 @@ def sotopia(
     max_turns: int = 20,
     max_stale_turns: int = 2,
     action_order: Literal["round-robin", "simultaneous"] = "round-robin",
+    action_types: str = "none,speak,non-verbal communication,action,leave",
     omniscient: bool = False,
     structured: bool = True,
     temperature: float | None = None,

@@ -24,11 +24,18 @@ from inspect_ai.model import (
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel, json_schema, store_as
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agentsense.engine.roles import CHARACTER_ROLE
 from agentsense.sotopia import render
-from agentsense.sotopia.prompts import ACTION_TYPES, AgentAction, agent_prompt, render_action
+from agentsense.sotopia.prompts import (
+    ACTION_TYPES,
+    ActionType,
+    AgentAction,
+    action_types,
+    agent_prompt,
+    render_action,
+)
 from agentsense.sotopia.record import Episode
 
 ENVIRONMENT = "Environment"
@@ -42,12 +49,19 @@ class SotopiaSettings(BaseModel):
     max_turns: int = Field(default=20, ge=1, description="turns at most (sotopia: 20)")
     max_stale_turns: int = Field(default=2, ge=0, description="sotopia's max_stale_turn: 2")
     action_order: Literal["round-robin", "simultaneous"] = "round-robin"
+    # The agent prompt's action list: 0.1.5's order depends on PYTHONHASHSEED (docs/sotopia.md).
+    action_types: tuple[ActionType, ...] = ACTION_TYPES
     omniscient: bool = Field(default=False, description="agents see each other's goals")
     structured: bool = Field(default=True, description="ask for the AgentAction JSON schema")
     temperature: float | None = Field(default=None, ge=0.0)
     max_tokens: int | None = Field(default=None, ge=1)
     judge_temperature: float | None = Field(default=None, ge=0.0)
     judge_max_tokens: int | None = Field(default=None, ge=1)
+
+    @field_validator("action_types", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        return action_types(value) if isinstance(value, str) else value
 
 
 class Action(BaseModel):
@@ -155,7 +169,8 @@ def sotopia_episode(settings: SotopiaSettings | None = None) -> Solver:
                 if not mask[i]:
                     step.append(Action(turn=turn + 1, speaker=name, action_type="none"))
                     continue
-                prompt = agent_prompt(name, "\n".join(inboxes[i]), turn, list(ACTION_TYPES))
+                history = "\n".join(inboxes[i])
+                prompt = agent_prompt(name, history, turn, settings.action_types)
                 output = await model.generate([ChatMessageUser(content=prompt)], config=config)
                 parsed = read_action(output.completion)
                 step.append(

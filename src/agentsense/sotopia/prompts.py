@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Annotated, Generic, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, Field
@@ -17,7 +18,8 @@ from pydantic import AfterValidator, BaseModel, Field
 SOTOPIA_VERSION = "0.1.5"  # the release these prompts come from (task metadata: sotopia_version)
 
 ActionType = Literal["none", "speak", "non-verbal communication", "action", "leave"]
-# 0.1.5 lists them from a set (`envs/parallel.py:161`), in a hash-dependent order; we keep this one.
+# 0.1.5 lists them from a set (`envs/parallel.py:161`), in an order that depends on
+# PYTHONHASHSEED; this one is the default, and `-T action_types` takes any (`action_types`).
 ACTION_TYPES: tuple[ActionType, ...] = (
     "none",
     "speak",
@@ -25,6 +27,26 @@ ACTION_TYPES: tuple[ActionType, ...] = (
     "action",
     "leave",
 )
+
+
+def action_types(text: str) -> tuple[ActionType, ...]:
+    """The agent prompt's action list from `-T action_types` (comma-separated): each of the
+    five action types exactly once, in the order given; anything else is refused by name."""
+    given = [part.strip() for part in text.split(",")]
+    unknown = [part for part in given if part not in ACTION_TYPES]
+    repeated = sorted({part for part in given if given.count(part) > 1})
+    absent = [kind for kind in ACTION_TYPES if kind not in given]
+    problems = [
+        f"{label} {', '.join(map(repr, names))}"
+        for label, names in (("unknown", unknown), ("repeated", repeated), ("missing", absent))
+        if names
+    ]
+    if problems:
+        raise ValueError(
+            f"each of {', '.join(ACTION_TYPES)} once, comma-separated, in the order of the "
+            f"prompt's action list ({'; '.join(problems)})"
+        )
+    return tuple(kind for name in given for kind in ACTION_TYPES if kind == name)
 
 
 def format_docstring(docstring: str) -> str:
@@ -248,7 +270,7 @@ def evaluator_format_instructions() -> str:
     return json.dumps(EvaluationForAgents[SotopiaDimensions].model_json_schema())
 
 
-def agent_prompt(agent: str, history: str, turn_number: int, actions: list[str]) -> str:
+def agent_prompt(agent: str, history: str, turn_number: int, actions: Sequence[str]) -> str:
     """The prompt `agenerate_action` sends (not script-like): one user message."""
     values = {
         "agent": agent,
