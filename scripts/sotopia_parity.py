@@ -15,8 +15,10 @@ the episode's inbox, then `unweighted_aggregate_evaluate`: the p1/p2 rates the e
 loses). Offline: no Redis (`SOTOPIA_STORAGE_BACKEND=local`), litellm's bundled price map.
 
 sotopia lists the action types from a set (`envs/parallel.py:161`), in an order that depends on
-PYTHONHASHSEED; the script re-runs itself under the first seed that gives the project's declared
-order, so the prompts can be compared as text.
+PYTHONHASHSEED; the script re-runs itself under the first seed that gives the project's default
+order, so the prompts can be compared as text. `--action-types A,B,...` records under the first
+seed that gives that order instead: the first episode only, as `<combo>-reordered.json` (the
+parity test plays it with `-T action_types=` read off its prompts), and no published files.
 """
 
 from __future__ import annotations
@@ -43,16 +45,16 @@ REFORMAT = "Given the string that can not be parsed by json parser"  # format_ba
 SET_ORDER = 'print(list(set(["none", "speak", "non-verbal communication", "action", "leave"])))'
 
 
-def hash_seed() -> str:
-    """The first PYTHONHASHSEED under which sotopia's action set lists in ORDER."""
+def hash_seed(order: list[str]) -> str:
+    """The first PYTHONHASHSEED under which sotopia's action set lists in `order`."""
     for seed in range(5000):
         env = {**os.environ, "PYTHONHASHSEED": str(seed)}
         out = subprocess.run(
             [sys.executable, "-c", SET_ORDER], env=env, capture_output=True, text=True, check=True
         )
-        if out.stdout.strip() == repr(ORDER):
+        if out.stdout.strip() == repr(order):
             return str(seed)
-    raise SystemExit("no PYTHONHASHSEED below 5000 lists the action types in the declared order")
+    raise SystemExit(f"no PYTHONHASHSEED below 5000 lists the action types as {order}")
 
 
 def start_stub(project_python: str, log: Path) -> tuple[subprocess.Popen[str], str]:
@@ -202,7 +204,7 @@ def requests_of(log: Path) -> list[dict[str, Any]]:
     return [{k: r[k] for k in keep} for r in lines if r["path"] == "/v1/chat/completions"]
 
 
-async def record(project_python: str) -> None:
+async def record(project_python: str, order: list[str]) -> None:
     """Every episode in one event loop (litellm's logging worker is bound to the first)."""
     from importlib.metadata import version
 
@@ -210,7 +212,8 @@ async def record(project_python: str) -> None:
 
     OUT.mkdir(parents=True, exist_ok=True)
     logs = []
-    for combo_id, judge in EPISODES:
+    reordered = order != ORDER
+    for combo_id, judge in EPISODES[:1] if reordered else EPISODES:
         log = OUT / f"{combo_id}.log.jsonl"
         log.unlink(missing_ok=True)
         stub, url = start_stub(project_python, log)
@@ -228,20 +231,29 @@ async def record(project_python: str) -> None:
         fixture = {
             "sotopia_version": version("sotopia"),
             "pythonhashseed": os.environ["PYTHONHASHSEED"],
+            "action_types": order,
             **result,
             "requests": sent[:again],
         }
         log.unlink()
-        path = OUT / f"{combo_id}.json"
+        path = OUT / f"{combo_id}{'-reordered' if reordered else ''}.json"
         path.write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"{path.relative_to(ROOT)}: {again} requests", flush=True)
-    serialize(logs)
+    if not reordered:
+        serialize(logs)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--project-python", default=str(ROOT / ".venv" / "bin" / "python"))
+    parser.add_argument(
+        "--action-types",
+        default=",".join(ORDER),
+        help="the order sotopia's action set must list in (comma-separated; default: the "
+        "project's default order)",
+    )
     args = parser.parse_args()
+    order = [part.strip() for part in args.action_types.split(",")]
     os.environ.setdefault("SOTOPIA_STORAGE_BACKEND", "local")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("CUSTOM_API_KEY", "EMPTY")
@@ -249,12 +261,12 @@ def main() -> None:
     # then needs this one, or the call fails before it is sent.
     os.environ.setdefault("OPENAI_API_KEY", "EMPTY")
     if "PYTHONHASHSEED" not in os.environ:
-        env = {**os.environ, "PYTHONHASHSEED": hash_seed()}
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed(order)}
         raise SystemExit(subprocess.run([sys.executable, *sys.argv], env=env).returncode)
     # The local backend makes ~/.sotopia/data; keep it out of the user's home.
     with tempfile.TemporaryDirectory(prefix="sotopia-parity-home-") as home:
         os.environ["HOME"] = home
-        asyncio.run(record(args.project_python))
+        asyncio.run(record(args.project_python, order))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """agentsense/sotopia against sotopia 0.1.5 itself (fixtures by scripts/sotopia_parity.py).
 
 Each fixture holds every request sotopia 0.1.5 sent for one demo episode (to the stub server),
-the reply it got, and what its own evaluator read from the judge's reply. Here the project plays
+the reply it got, and what its own evaluator read from the judge's reply; its PYTHONHASHSEED set
+the order of the agent prompt's action list (one fixture is not in the default order), played
+here with `-T action_types` read off the recorded prompts. Here the project plays
 the same episode through the stub behind `vllm/`, answered with the recorded replies: it must send
 the same requests (agent prompts and evaluator prompt, text equal, in the same order, with the
 same sampling parameters) and read the same scores. What differs on purpose (docs/sotopia.md §5):
@@ -21,7 +23,7 @@ from inspect_ai.log import EvalSample
 
 from agentsense.sotopia import KEYS
 from agentsense.sotopia.evaluation import read_evaluation
-from agentsense.sotopia.prompts import DIMENSIONS, SOTOPIA_VERSION
+from agentsense.sotopia.prompts import ACTION_TYPES, DIMENSIONS, SOTOPIA_VERSION
 from agentsense.standin.rules import Request
 from agentsense.standin.stub.server import RequestRecord, StubServer
 from agentsense.tasks import sotopia
@@ -36,6 +38,24 @@ NO_REPLY = "(no reply recorded for this request)"
 
 def fixture(name: str) -> dict[str, Any]:
     return json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
+
+
+ACTION_LIST = "Your available action types are\n"
+TWO_WORDS = "non-verbal communication"  # the one action type with a space in it
+
+
+def listed_order(recorded: dict[str, Any]) -> str:
+    """The recording's action list, read off its first agent prompt as docs/sotopia.md says:
+    the line after "Your available action types are", spaces between the types."""
+    prompt = next(
+        m["content"]
+        for r in recorded["requests"]
+        for m in r["messages"]
+        if ACTION_LIST in m["content"]
+    )
+    line = prompt.split(ACTION_LIST, 1)[1].split(".\n", 1)[0]
+    words = line.replace(TWO_WORDS, TWO_WORDS.replace(" ", "_")).split(" ")
+    return ",".join(word.replace("_", " ") for word in words)
 
 
 def text(messages: list[dict[str, str]]) -> str:
@@ -76,7 +96,7 @@ def _play(logs: Path) -> dict[str, Run]:
         for name, recorded in fixtures.items():
             server.clear()
             (log,) = inspect_eval(
-                sotopia(dataset="demo"),
+                sotopia(dataset="demo", action_types=listed_order(recorded)),
                 model=f"vllm/{recorded['agent_model']}",
                 model_roles={"judge": f"vllm/{recorded['judge_model']}"},
                 sample_id=recorded["combo_id"],
@@ -111,6 +131,8 @@ def test_the_fixtures_are_sotopia_0_1_5_episodes_with_an_in_range_and_a_dropped_
     assert {r["episode_log_rewards"] for r in recorded} == {"[0.0, 0.0]"}
     assert any(r["p1_rate"] is not None for r in recorded)
     assert any(r["evaluator_responses"] == [] for r in recorded)
+    # 0.1.5's action list follows PYTHONHASHSEED: a recording in another order than the default.
+    assert {listed_order(r) for r in recorded} > {",".join(ACTION_TYPES)}
 
 
 def test_the_project_sends_sotopias_requests_text_equal(
