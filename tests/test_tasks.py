@@ -18,15 +18,17 @@ import agentsense
 import agentsense.tasks
 from agentsense.construction import label_agreement
 from agentsense.construction.labelling import SceneLabels, label_scene
-from agentsense.engine.download import git_blob_id
+from agentsense.coser.dataset import demo_path as coser_demo
+from agentsense.engine.download import DATA_FILE, git_blob_id
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.strict import declared_names
 from agentsense.engine.version import EvalVersion, eval_version
-from agentsense.sense.dataset.judge_check_items import bundled_path
-from agentsense.sense.dataset.samples import DATA_FILE, demo_path, load_scenarios, scene_dataset
+from agentsense.sense.dataset.judge_check_items import bundled_path, load_items
+from agentsense.sense.dataset.samples import demo_path, load_scenarios, scene_dataset
 from agentsense.sense.dataset.validation import DatasetError
 from agentsense.sense.leakage.blind_test import BlindAnswers, blind_interview
 from agentsense.sense.protocol import Protocol, TaskArguments, cli_names
+from agentsense.sotopia.dataset import demo_path as sotopia_demo
 from agentsense.tasks import SIMULATION_TASKS as TABLE_SIMULATION_TASKS
 from agentsense.tasks import TASKS, arguments
 
@@ -59,26 +61,30 @@ def test_every_task_carries_the_eval_yaml_version() -> None:
         assert task.metadata and task.metadata["eval_version"] == declared, name
 
 
-# The tasks on AgentSense data files, and the file `-T dataset=demo` is for each.
+# The tasks on data files: the file `-T dataset=demo` is for each, and its records.
+SENSE_DEMO = (demo_path(), len(demo_path().read_text().strip().splitlines()))
 DATA_FILES = {
     **dict.fromkeys(
-        ["goal", "info", "full", "pairwise", "blind", "script_prediction", "labelling"], demo_path()
+        ["goal", "info", "full", "pairwise", "blind", "script_prediction", "labelling"], SENSE_DEMO
     ),
-    "judge_check": bundled_path(),
+    "judge_check": (bundled_path(), len(load_items())),
+    "gca": (coser_demo(), len(json.loads(coser_demo().read_text()))),
+    "sotopia": (sotopia_demo(), None),  # one JSON object of lists: no rows
 }
 
 
 def test_every_task_on_a_data_file_records_its_content() -> None:
     """The log knows the file by its hashes and rows, not only by the name it was given."""
     built = built_tasks()
-    for name, path in DATA_FILES.items():
+    for name, (path, rows) in DATA_FILES.items():
         data = path.read_bytes()
         recorded = (built[name].metadata or {})[DATA_FILE]
         assert recorded == {
             "sha256": hashlib.sha256(data).hexdigest(),
             "git_blob_id": git_blob_id(data),
-            "rows": len(data.strip().splitlines()),
+            "rows": rows,
         }, name
+    assert set(DATA_FILES) == set(built) - {"construct"}  # construct reads a screenplay
 
 
 @pytest.mark.parametrize("text", ["1", "A-1", "1-a", "1.0-A", ""])

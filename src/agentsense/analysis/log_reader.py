@@ -52,10 +52,10 @@ from agentsense.analysis.sample_rows import (
     value_rows,
 )
 from agentsense.engine.conversation import Conversation, Turn
-from agentsense.engine.download import DataFile
+from agentsense.engine.download import DATA_FILE, DataFile
 from agentsense.engine.errors import ReportError
 from agentsense.engine.roles import own_roles
-from agentsense.sense.dataset.samples import DATA_FILE, scenario_of
+from agentsense.sense.dataset.samples import scenario_of
 from agentsense.sense.dataset.schema import Scenario
 from agentsense.sense.score_keys import CAST, GOAL_KEYS, JUDGES, ROLES, SCORE_KEYS
 from agentsense.tasks import TASK_ROLES

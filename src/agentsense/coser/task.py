@@ -13,8 +13,9 @@ from typing import Any
 from inspect_ai import Task
 
 from agentsense.coser import gca_critics
-from agentsense.coser.dataset import gca_dataset, load_circumstances
+from agentsense.coser.dataset import dataset_path, gca_dataset, load_circumstances
 from agentsense.coser.simulation import GCASettings, gca_simulation
+from agentsense.engine.download import DATA_FILE, recorded_file
 from agentsense.engine.strict import task_settings
 from agentsense.engine.version import versioned
 
@@ -28,5 +29,12 @@ def gca(**values: Any) -> Task:
         dataset=gca_dataset(records, name=f"coser-{dataset}" if "/" not in dataset else dataset),
         solver=gca_simulation(settings=settings, seed=seed),
         scorer=gca_critics(),
-        **versioned({"gca": settings.model_dump(), "dataset": dataset, "seed": seed}),
+        **versioned(
+            {
+                "gca": settings.model_dump(),
+                "dataset": dataset,
+                "seed": seed,
+                DATA_FILE: recorded_file(dataset_path(dataset)).model_dump(),
+            }
+        ),
     )

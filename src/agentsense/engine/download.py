@@ -14,6 +14,7 @@ transfer with the wrong content is fetched once more, no more (that is rarely tr
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sys
 import tempfile
@@ -67,23 +68,40 @@ def file_sha256(path: Path) -> str:
     return _hashed(path, hashlib.sha256())
 
 
+DATA_FILE = "data_file"  # the task metadata key of a `DataFile`
+
+
 class DataFile(BaseModel):
     """What a log records of the data file it played, so that the file is known by its content
-    whatever it was called (`official`, a path, a mirror): its sha256, its git blob id (what
-    the official AgentSense files are pinned by) and its rows (non-blank lines: JSONL records)."""
+    whatever it was called (`official`, a path, a URL): its sha256, its git blob id (what the
+    official AgentSense files are pinned by) and its records (`rows`: a JSONL file's non-blank
+    lines, a JSON list's items; None for a file of another shape)."""
 
     model_config = ConfigDict(frozen=True)
 
     sha256: str
     git_blob_id: str
-    rows: int
+    rows: int | None
 
 
-def data_file(path: Path) -> DataFile:
+def _rows(path: Path, data: bytes) -> int | None:
+    lines = sum(1 for line in data.split(b"\n") if line.strip())
+    if path.suffix == ".jsonl":
+        return lines
+    try:
+        parsed = json.loads(data)
+    except ValueError:  # JSONL under another name
+        return lines
+    return len(parsed) if isinstance(parsed, list) else None
+
+
+def recorded_file(path: Path) -> DataFile:
+    """The record of the data file at `path` (read whole: data files are megabytes at most)."""
     data = path.read_bytes()
-    rows = sum(1 for line in data.split(b"\n") if line.strip())
     return DataFile(
-        sha256=hashlib.sha256(data).hexdigest(), git_blob_id=git_blob_id(data), rows=rows
+        sha256=hashlib.sha256(data).hexdigest(),
+        git_blob_id=git_blob_id(data),
+        rows=_rows(path, data),
     )
 
 

@@ -41,7 +41,7 @@ from inspect_ai.solver import Solver
 from inspect_ai.viewer import SampleScoreView, TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from agentsense.engine.console import warn
-from agentsense.engine.download import data_file
+from agentsense.engine.download import DATA_FILE, recorded_file
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.roles import JUDGE_ROLE, RECEIVER_ROLE, SELF_JUDGING, SENDER_ROLE
 from agentsense.engine.version import versioned
@@ -51,7 +51,6 @@ from agentsense.sense import (
     mcq_accuracy,
 )
 from agentsense.sense.dataset.samples import (
-    DATA_FILE,
     RoleBinding,
     dataset_path,
     load_scenarios,
@@ -134,7 +133,7 @@ def task_metadata(
     """What every task records (with the eval version, `versioned`): its dataset, protocol
     settings and seed, and the data `file`'s hashes and rows (`DATA_FILE`): a name alone is
     no proof of what was played (the paper comparison, `analysis.official`, reads the hash)."""
-    recorded = data_file(file).model_dump()
+    recorded = recorded_file(file).model_dump()
     return {"protocol": protocol, "dataset": dataset, "seed": seed, DATA_FILE: recorded}
 
 

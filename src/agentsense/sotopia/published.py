@@ -31,8 +31,15 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agentsense.engine.download import HUGGING_FACE, PinnedFile, Source
-from agentsense.engine.errors import field_problems
-from agentsense.sotopia.dataset import SotopiaDataError, checked_data, episodes, load_data_file
+from agentsense.engine.errors import data_file, field_problems
+from agentsense.sotopia.dataset import (
+    DATASETS,
+    SotopiaDataError,
+    checked_data,
+    demo_path,
+    episodes,
+    load_data_file,
+)
 from agentsense.sotopia.record import Episode
 
 # A Hugging Face dataset, its files as on main (4330bd6 changed the README only); the sha256 is
@@ -98,6 +105,21 @@ def load_episodes(dataset: str) -> list[Episode]:
     if path.suffix == ".jsonl" and path.is_file():
         return read_episodes(path, dataset)
     return load_data_file(dataset)
+
+
+def data_path(dataset: str) -> Path | None:
+    """The one file `load_episodes` read for `dataset` (None: a folder of three), for the log
+    to record by its content; call it after `load_episodes`, which checked the form."""
+    if dataset in (HARD, *SOURCE.files):
+        return SOURCE.path("official" if dataset == HARD else dataset)
+    if dataset.startswith(("http://", "https://")):
+        return url_path(dataset)
+    path = Path(dataset).expanduser()
+    if path.is_dir():
+        return None
+    if path.suffix == ".jsonl":
+        return path
+    return data_file(dataset, demo_path(), SotopiaDataError, DATASETS)
 
 
 def url_path(dataset: str) -> Path:

@@ -10,13 +10,14 @@ from typing import Any
 
 from inspect_ai import Task
 
+from agentsense.engine.download import DATA_FILE, recorded_file
 from agentsense.engine.strict import task_settings
 from agentsense.engine.version import versioned
 from agentsense.sotopia import sotopia_eval
 from agentsense.sotopia.dataset import sotopia_dataset
 from agentsense.sotopia.episode import SotopiaSettings, sotopia_episode
 from agentsense.sotopia.prompts import SOTOPIA_VERSION
-from agentsense.sotopia.published import load_episodes
+from agentsense.sotopia.published import data_path, load_episodes
 
 
 def sotopia(**values: Any) -> Task:
@@ -24,6 +25,7 @@ def sotopia(**values: Any) -> Task:
     settings = task_settings(SotopiaSettings, values)
     dataset = values["dataset"]
     records = load_episodes(dataset)
+    path = data_path(dataset)  # the file read, for the log (None: a folder of three files)
     return Task(
         dataset=sotopia_dataset(
             records, name=f"sotopia-{dataset}" if "/" not in dataset else dataset
@@ -35,6 +37,7 @@ def sotopia(**values: Any) -> Task:
                 "sotopia": settings.model_dump(),
                 "sotopia_version": SOTOPIA_VERSION,
                 "dataset": dataset,
+                DATA_FILE: None if path is None else recorded_file(path).model_dump(),
             }
         ),
     )

@@ -14,7 +14,6 @@ from agentsense.sense.dataset.validation import DatasetError, Problem, read_scen
 
 DEMO = "demo"
 OFFICIAL_NAMES = ("official", "official_roles")
-DATA_FILE = "data_file"  # the task metadata key of the data file's hashes and rows
 
 # Which Inspect model role plays a character (None: the evaluated model).
 RoleBinding = Callable[[Scenario], Mapping[str, str | None]]
