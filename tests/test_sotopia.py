@@ -133,14 +133,21 @@ def test_a_bad_dataset_or_argument_stops_the_task_before_any_model_call(tmp_path
         ("none,speak,speak,action,leave", "repeated 'speak'; missing 'non-verbal communication'"),
         ("none,speak,action,leave", "missing 'non-verbal communication'"),
         ("none speak non-verbal communication action leave", "unknown 'none speak non-verbal"),
+        # Inspect's CLI splits `-T action_types=a,b,...` into a list.
+        (["none", "speak", "speak", "talk"], "unknown 'talk'; repeated 'speak'; missing"),
     ],
 )
-def test_a_bad_action_list_is_named_before_any_model_call(given: str, problem: str) -> None:
+def test_a_bad_action_list_is_named_before_any_model_call(
+    given: str | list[str], problem: str
+) -> None:
     with pytest.raises(PrerequisiteError) as raised:
         sotopia(action_types=given)
     message = str(raised.value)
     assert f"-T action_types: found {given!r}; expected each of none, speak," in message
     assert problem in message
+
+
+REORDERED = ["action", "non-verbal communication", "speak", "none", "leave"]
 
 
 def test_the_action_list_is_sent_in_the_order_given() -> None:
@@ -151,7 +158,7 @@ def test_the_action_list_is_sent_in_the_order_given() -> None:
     listed = "action non-verbal communication speak none leave"
     assert f"Your available action types are\n{listed}.\n" in agent
     recorded = log.eval.metadata and log.eval.metadata["sotopia"]["action_types"]
-    assert recorded == ["action", "non-verbal communication", "speak", "none", "leave"]
+    assert recorded == REORDERED
     default = run(AGENT, limit=1, max_turns=1)
     (agent, _judge) = prompts(default.samples[0])  # type: ignore[index]
     assert "are\nnone speak non-verbal communication action leave.\n" in agent
@@ -322,6 +329,8 @@ def test_a_standin_run_end_to_end_through_the_cli(tmp_path: Path) -> None:
         "agentsense/sotopia",
         "-T",
         "dataset=demo",
+        "-T",  # the CLI hands a comma-separated value over as a list
+        f"action_types={','.join(REORDERED)}",
         "--model",
         AGENT,
         "--model-role",
@@ -338,6 +347,7 @@ def test_a_standin_run_end_to_end_through_the_cli(tmp_path: Path) -> None:
     assert log.results.total_samples == len(load_episodes("demo"))
     assert {s.name for s in log.results.scores} == set(SCORE_KEYS)
     assert all(not math.isnan(s.metrics["mean"].value) for s in log.results.scores)
+    assert log.eval.metadata and log.eval.metadata["sotopia"]["action_types"] == REORDERED
     # Re-judged from the command line: Inspect finds the scorer through the entry point.
     path = info.name.removeprefix("file://")
     rescore = [inspect, "score", path, "--scorer", "agentsense/sotopia_eval"]

@@ -61,7 +61,7 @@ class SotopiaSettings(BaseModel):
     @field_validator("action_types", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
-        return action_types(value) if isinstance(value, str) else value
+        return action_types(value) if isinstance(value, str | list | tuple) else value
 
 
 class Action(BaseModel):

@@ -29,9 +29,11 @@ ACTION_TYPES: tuple[ActionType, ...] = (
 )
 
 
-def action_types(text: str) -> tuple[ActionType, ...]:
-    """The agent prompt's action list from `-T action_types` (comma-separated): each of the
-    five action types exactly once, in the order given; anything else is refused by name."""
+def action_types(listed: str | Sequence[str]) -> tuple[ActionType, ...]:
+    """The agent prompt's action list from `-T action_types` (comma-separated; Inspect's CLI
+    passes a list): each of the five action types exactly once, in the order given; anything
+    else is refused by name."""
+    text = listed if isinstance(listed, str) else ",".join(map(str, listed))
     given = [part.strip() for part in text.split(",")]
     unknown = [part for part in given if part not in ACTION_TYPES]
     repeated = sorted({part for part in given if given.count(part) > 1})
