@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import socket
 import sys
@@ -11,10 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from agentsense.analysis.official import official_file
 from agentsense.engine import download
 from agentsense.engine.cache import cache_dir
+from agentsense.engine.data_file import recorded_file
 from agentsense.engine.download import PinnedFile, git_blob_id
 from agentsense.sense.dataset.official import SOURCE
+from agentsense.sense.dataset.samples import dataset_path
 from agentsense.sense.dataset.validation import DatasetError
 from file_server import FileServer, Reply, file_server
 
@@ -187,3 +191,22 @@ def test_pins_and_default_locations(isolated: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.delenv("AGENTSENSE_CACHE_DIR")
     if sys.platform.startswith("linux"):  # elsewhere platformdirs ignores XDG_CACHE_HOME
         assert cache_dir() == isolated.parent / "xdg_cache_home" / "agentsense"
+
+
+def test_the_official_file_by_url_is_verified_and_known_by_its_content(online: FileServer) -> None:
+    """`-T dataset=URL#blob=HEX` (or `#sha256=`): downloaded, verified, and, being the pinned
+    file, the official set for the paper comparison, whatever the URL."""
+    url = f"{online.url.rstrip('/')}/elsewhere/final_data.jsonl"  # the server's base is /mirror/
+    online.serve(Reply(GOOD), path="/mirror/elsewhere/final_data.jsonl")
+    path = dataset_path(f"{url}#blob={GOOD_BLOB}")
+    assert path.read_bytes() == GOOD
+    assert official_file({"data_git_blob_id": recorded_file(path).git_blob_id}) == "official"
+    by_sha = dataset_path(f"{url}#sha256={hashlib.sha256(GOOD).hexdigest()}")
+    assert by_sha.read_bytes() == GOOD
+    with pytest.raises(DatasetError) as caught:
+        dataset_path(f"{url}#blob={git_blob_id(b'other')}")
+    assert "does not match the pinned blob id" in str(caught.value)
+    with pytest.raises(DatasetError) as caught:
+        dataset_path(url)
+    assert "a URL without a digest to verify it by" in str(caught.value)
+    assert "URL#sha256=<64 hex digits>" in str(caught.value)

@@ -19,7 +19,7 @@ import agentsense.tasks
 from agentsense.construction import label_agreement
 from agentsense.construction.labelling import SceneLabels, label_scene
 from agentsense.coser.dataset import demo_path as coser_demo
-from agentsense.engine.download import DATA_FILE, git_blob_id
+from agentsense.engine.data_file import DATA_FILE, git_blob_id
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.strict import declared_names
 from agentsense.engine.version import EvalVersion, eval_version

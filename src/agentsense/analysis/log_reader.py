@@ -52,7 +52,7 @@ from agentsense.analysis.sample_rows import (
     value_rows,
 )
 from agentsense.engine.conversation import Conversation, Turn
-from agentsense.engine.download import DATA_FILE, DataFile
+from agentsense.engine.data_file import DATA_FILE, DataFile
 from agentsense.engine.errors import ReportError
 from agentsense.engine.roles import own_roles
 from agentsense.sense.dataset.samples import scenario_of

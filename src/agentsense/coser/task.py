@@ -15,7 +15,7 @@ from inspect_ai import Task
 from agentsense.coser import gca_critics
 from agentsense.coser.dataset import dataset_path, gca_dataset, load_circumstances
 from agentsense.coser.simulation import GCASettings, gca_simulation
-from agentsense.engine.download import DATA_FILE, recorded_file
+from agentsense.engine.data_file import DATA_FILE, recorded_file
 from agentsense.engine.strict import task_settings
 from agentsense.engine.version import versioned
 

@@ -14,19 +14,19 @@ transfer with the wrong content is fetched once more, no more (that is rarely tr
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from urllib.parse import urlsplit
 
 import httpx
 import tenacity
-from pydantic import BaseModel, ConfigDict
 
 from agentsense.engine.cache import CACHE_DIR_ENV, cache_dir
+from agentsense.engine.data_file import git_blob_id as git_blob_id  # where it was
 from agentsense.engine.errors import PrerequisiteError
 
 # Seconds per connect or read: generous for slow links, yet a dead server cannot hang a run.
@@ -41,13 +41,6 @@ USER_AGENT = "agentsense (python httpx)"
 
 class DownloadError(PrerequisiteError):
     """A pinned file that could not be downloaded, verified or cached; says how to proceed."""
-
-
-def git_blob_id(data: bytes) -> str:
-    """The id git gives `data` as a blob (`git hash-object`): SHA-1 of a header plus the bytes."""
-    digest = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
-    digest.update(data)
-    return digest.hexdigest()
 
 
 def _hashed(path: Path, digest: hashlib._Hash) -> str:
@@ -66,43 +59,6 @@ def file_blob_id(path: Path) -> str:
 
 def file_sha256(path: Path) -> str:
     return _hashed(path, hashlib.sha256())
-
-
-DATA_FILE = "data_file"  # the task metadata key of a `DataFile`
-
-
-class DataFile(BaseModel):
-    """What a log records of the data file it played, so that the file is known by its content
-    whatever it was called (`official`, a path, a URL): its sha256, its git blob id (what the
-    official AgentSense files are pinned by) and its records (`rows`: a JSONL file's non-blank
-    lines, a JSON list's items; None for a file of another shape)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    sha256: str
-    git_blob_id: str
-    rows: int | None
-
-
-def _rows(path: Path, data: bytes) -> int | None:
-    lines = sum(1 for line in data.split(b"\n") if line.strip())
-    if path.suffix == ".jsonl":
-        return lines
-    try:
-        parsed = json.loads(data)
-    except ValueError:  # JSONL under another name
-        return lines
-    return len(parsed) if isinstance(parsed, list) else None
-
-
-def recorded_file(path: Path) -> DataFile:
-    """The record of the data file at `path` (read whole: data files are megabytes at most)."""
-    data = path.read_bytes()
-    return DataFile(
-        sha256=hashlib.sha256(data).hexdigest(),
-        git_blob_id=git_blob_id(data),
-        rows=_rows(path, data),
-    )
 
 
 @dataclass(frozen=True)
@@ -231,6 +187,21 @@ class Source:
             f" (compared with {self.compared}, as a downloaded copy is)",
             f" (never compared with {self.compared})",
         )
+
+
+# `URL#sha256=HEX` or `URL#blob=HEX`: a file elsewhere, pinned by the digest given.
+URL_FORM = "URL#sha256=<64 hex digits> (`sha256sum FILE`) or URL#blob=<40> (`git hash-object FILE`)"
+URL_DIGESTS = {"sha256": 64, "blob": 40}
+
+
+def url_pin(dataset: str) -> tuple[str, PinnedFile] | None:
+    """The URL and pin of `URL#sha256=HEX` or `URL#blob=HEX` (None: not that form)."""
+    url, _, pin = dataset.partition("#")
+    kind, _, digest = pin.partition("=")
+    digest = digest.strip().lower()
+    if len(digest) != URL_DIGESTS.get(kind, -1) or any(c not in "0123456789abcdef" for c in digest):
+        return None
+    return url, PinnedFile(PurePosixPath(urlsplit(url).path).name or "data", digest)
 
 
 def _status(message: str) -> None:

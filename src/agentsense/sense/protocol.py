@@ -88,7 +88,9 @@ class TaskArguments(Protocol):
 
     dataset: str = Field(
         default="official",
-        description="`official`, `official_roles`, `demo`, or the path of a JSONL file",
+        description="`official`, `official_roles`, `demo`, the path of a JSONL file, or "
+        "`URL#sha256=HEX` (or `#blob=` a git blob id); the log records the file's hashes, so "
+        "the official file is compared with the paper however it is given",
     )
     seed: int = Field(
         default=0,

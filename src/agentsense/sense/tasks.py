@@ -41,7 +41,7 @@ from inspect_ai.solver import Solver
 from inspect_ai.viewer import SampleScoreView, TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from agentsense.engine.console import warn
-from agentsense.engine.download import DATA_FILE, recorded_file
+from agentsense.engine.data_file import DATA_FILE, recorded_file
 from agentsense.engine.errors import PrerequisiteError
 from agentsense.engine.roles import JUDGE_ROLE, RECEIVER_ROLE, SELF_JUDGING, SENDER_ROLE
 from agentsense.engine.version import versioned

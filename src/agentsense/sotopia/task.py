@@ -10,7 +10,7 @@ from typing import Any
 
 from inspect_ai import Task
 
-from agentsense.engine.download import DATA_FILE, recorded_file
+from agentsense.engine.data_file import DATA_FILE, recorded_file
 from agentsense.engine.strict import task_settings
 from agentsense.engine.version import versioned
 from agentsense.sotopia import sotopia_eval

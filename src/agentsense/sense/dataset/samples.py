@@ -1,4 +1,5 @@
-"""Scenarios -> Inspect samples, and the `dataset` task argument (official, demo or a file)."""
+"""Scenarios -> Inspect samples, and the `dataset` task argument (official, demo, a URL pinned
+by a digest, or a file)."""
 
 from __future__ import annotations
 
@@ -36,12 +37,29 @@ def dataset_path(dataset: str) -> Path:
         from agentsense.sense.dataset.official import SOURCE  # only they touch the network
 
         return SOURCE.path(dataset)
+    if dataset.startswith(("http://", "https://")):
+        return url_path(dataset)
     path = Path(dataset).expanduser()
     if not path.is_file():
-        expected = "'official', 'official_roles', 'demo', or the path of a JSONL file"
+        expected = "'official', 'official_roles', 'demo', a URL#sha256=HEX, or a JSONL file's path"
         found = "a path that does not exist" if not path.exists() else "a path that is not a file"
         raise DatasetError(dataset, [Problem(dataset, None, None, "dataset", found, expected)])
     return path
+
+
+def url_path(dataset: str) -> Path:
+    """`URL#sha256=HEX` or `URL#blob=HEX`: that file, verified against the digest, cached. The
+    log records its hash, so the official file by any URL is compared with the paper."""
+    from agentsense.engine.download import URL_FORM, url_pin  # only a URL touches the network
+    from agentsense.sense.dataset.official import SOURCE
+
+    pinned = url_pin(dataset)
+    if pinned is None:
+        found = "a URL without a digest to verify it by"
+        problem = Problem(dataset, None, None, "dataset", found, URL_FORM)
+        raise DatasetError(dataset, [problem])
+    url, file = pinned
+    return SOURCE.fetch(file, url, url)
 
 
 def load_scenarios(dataset: str) -> list[Scenario]:
