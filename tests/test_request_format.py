@@ -21,6 +21,7 @@ from agentsense.engine.request_format import (
     merging_warning,
     task_warning,
 )
+from agentsense.engine.roles import TaskRoles
 from agentsense.standin.stub.server import StubServer
 from agentsense.tasks import TASK_ROLES
 
@@ -96,6 +97,15 @@ def test_the_warning_names_only_the_models_of_the_roles_the_task_uses() -> None:
     assert warning == merging_warning([("role judge", "vllm/j")])
     others = {"grader": grader, "labeller": labeller}
     assert task_warning(spec(model="openai-api/vllm/m", roles=others), TASK_ROLES) is None
+
+
+def test_the_warning_reads_the_roles_from_the_table_it_is_given() -> None:
+    """A table in which goal uses the peer's `grader` and not `judge`: the warning follows it."""
+    judge, grader = (SimpleNamespace(model=f"vllm/{n}") for n in ("j", "g"))
+    table = {"goal": TaskRoles(fallback=("grader",))}
+    roles = {"judge": judge, "grader": grader}
+    warning = task_warning(spec(model="openai-api/vllm/m", roles=roles), table)
+    assert warning == merging_warning([("role grader", "vllm/g")])
 
 
 def run_goal(
