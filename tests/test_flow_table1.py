@@ -2,7 +2,9 @@
 it: offline, every model of the spec a name on the stub, Flow in the current environment
 (`execution_type="inproc"`), at `--limit 1` on the demo data; `flow check` after a partial run
 (some tasks' logs missing) names what is missing, a second `flow run` runs only those, and
-`agentsense report` reads the logs as Table 1, one row per model, the judges named.
+`agentsense report` reads the logs as Table 1, one row per model, the judges named; with faults
+(HTTP 500, unanswered calls) and the flow process killed midway, running it again finishes the
+job and Table 1 is the fault-free run's.
 
 `flow run` needs `uv` on PATH (it runs `uv pip freeze`/`uv pip compile` to write
 flow-requirements.txt) and, offline, UV_OFFLINE=1 so that the compile fails at once (a warning)."""
@@ -14,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +32,7 @@ from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from agentsense.report.assemble import write_report
 from agentsense.report.document import ReportOptions
 from agentsense.sense.reference.model_names import paper_model
+from agentsense.standin.stub.faults import Faults
 from agentsense.standin.stub.harness import InspectCLI
 from agentsense.standin.stub.server import StubServer
 
@@ -97,13 +101,17 @@ def stub() -> Iterator[StubServer]:
         yield server
 
 
-@pytest.fixture(scope="module")
-def flow_run(stub: StubServer, tmp_path_factory: pytest.TempPathFactory) -> FlowRun:
-    root = tmp_path_factory.mktemp("table1")
+def sandboxed(root: Path, base_url: str) -> FlowRun:
+    """A run of the spec in `root` (no `.env` above it), every model on `base_url`."""
     bin_dir = str(Path(sys.executable).parent)  # the venv's `flow` and `uv`
     extra = {"UV_OFFLINE": "1", "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
-    env = InspectCLI.sandbox_env(root, {**service_variables(MODELS, stub.base_url), **extra})
-    run = FlowRun(root, root / "logs", env)
+    env = InspectCLI.sandbox_env(root, {**service_variables(MODELS, base_url), **extra})
+    return FlowRun(root, root / "logs", env)
+
+
+@pytest.fixture(scope="module")
+def flow_run(stub: StubServer, tmp_path_factory: pytest.TempPathFactory) -> FlowRun:
+    run = sandboxed(tmp_path_factory.mktemp("table1"), stub.base_url)
     done = run.flow("run", "--limit", str(LIMIT), "--display", "plain")
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     return run
@@ -174,3 +182,70 @@ def test_the_report_reads_the_spec_logs_as_table_1(flow_run: FlowRun, tmp_path: 
     assert "Blind" in head  # the blind column, from the same model's blind log
     why = "demo data (-T dataset=demo), not the official set"
     assert f"No paper value beside the {len(MODELS)} rows" in section and why in section
+
+
+def table_one_csv(log_dir: Path, out: Path) -> str:
+    write_report([str(log_dir)], ReportOptions(out, figures=False))
+    return (out / "table1.csv").read_text(encoding="utf-8")
+
+
+def finished(run: FlowRun) -> int:
+    """Logs of the folder that are finished (a log being written may not read yet)."""
+    count = 0
+    for info in list_eval_logs(str(run.log_dir)):
+        try:
+            count += read_eval_log(info.name, header_only=True).status == "success"
+        except Exception:  # written at this moment
+            continue
+    return count
+
+
+@pytest.mark.slow
+def test_faults_and_a_kill_midway_leave_table_1_as_the_fault_free_run(
+    flow_run: FlowRun, tmp_path: Path
+) -> None:
+    """The stub fails 2% of calls with HTTP 500 and leaves 0.5% unanswered (closed after 2 s);
+    the flow process is killed with SIGKILL once a few tasks are done; `flow run` again (the
+    documented resume) finishes every task, no scene twice, and Table 1 is the fault-free
+    run's to the last digit."""
+    faults = Faults(error_500=0.02, hang=0.005, hang_seconds=2.0, seed=3)
+    with StubServer(faults=faults) as faulty:
+        run = sandboxed(tmp_path / "faulty", faulty.base_url)
+        run.root.mkdir()
+        args = [str(Path(sys.executable).with_name("flow")), "run", str(SPEC), "--arg"]
+        args += ["dataset=demo", "--log-dir", str(run.log_dir), "--limit", str(LIMIT)]
+        process = subprocess.Popen(
+            [*args, "--display", "plain"],
+            env=run.env,
+            cwd=run.root,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 600
+        while finished(run) < 4 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert process.poll() is None, "the run ended before it could be killed midway"
+        process.kill()  # SIGKILL: no clean-up of any kind
+        process.wait()
+        assert finished(run) < 2 * len(MODELS)
+        done = run.flow("run", "--limit", str(LIMIT), "--display", "plain")
+        assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+        served = faulty.outcomes()
+        assert served["error_500"] > 0 and served["hang"] > 0, served  # the faults did happen
+    total = 2 * len(MODELS)
+    assert run.check()["summary"] == {"total": total, "complete": total, "incomplete": 0}
+    # Every task once, each sample scored once: as many as in the fault-free run's log.
+    samples = {
+        (log.eval.task, log.eval.model): log.results.completed_samples
+        for log in flow_run.logs().values()
+        if log.results is not None
+    }
+    faulty_samples = {
+        (log.eval.task, log.eval.model): log.results.completed_samples
+        for log in run.logs().values()
+        if log.status == "success" and log.results is not None
+    }
+    assert faulty_samples == samples and len(samples) == total
+    assert table_one_csv(run.log_dir, tmp_path / "faulty-report") == table_one_csv(
+        flow_run.log_dir, tmp_path / "report"
+    )
