@@ -22,17 +22,23 @@ p_e = 1/2 -> 1/2.
 from __future__ import annotations
 
 import math
+from contextlib import nullcontext
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
+from sklearn.metrics import cohen_kappa_score
 
 from agentsense.analysis.agreement import (
+    cohen,
     cohen_pairs,
     fleiss,
     judge_matrix,
     kripp_alpha,
     panel_agreement,
+    panel_vote,
+    panel_votes,
     unreadable_shares,
 )
 from agentsense.analysis.sample_rows import ANSWER_COLUMNS
@@ -144,3 +150,38 @@ def test_unanimous_panel_alpha_is_not_estimable() -> None:
     matrix = pd.DataFrame({"judge_1": [1.0, 1.0], "judge_2": [1.0, 1.0]})
     assert math.isnan(kripp_alpha(matrix))
     assert math.isnan(fleiss(matrix))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_cohen_is_sklearns_to_the_last_digit(seed: int) -> None:
+    """`cohen` does sklearn's arithmetic without its checks (the report computes hundreds):
+    the same κ exactly, on random votes with unreadable ones and, for some seeds, one category."""
+    rng = np.random.default_rng(seed)
+    size = 40
+    high = 1 if seed == 5 else 2  # seed 5: every vote the same, κ is 0/0
+    a = pd.Series(rng.integers(0, high, size).astype(float))
+    b = pd.Series(rng.integers(0, high, size).astype(float))
+    a[rng.random(size) < 0.2] = math.nan
+    both = pd.DataFrame({"a": a, "b": b}).dropna().astype(int)
+    with (
+        np.errstate(divide="ignore", invalid="ignore"),
+        pytest.warns() if high == 1 else nullcontext(),
+    ):
+        expected = cohen_kappa_score(both["a"], both["b"])
+    got = cohen(a, b)
+    assert got == expected or (math.isnan(got) and math.isnan(expected))
+
+
+def test_panel_votes_are_panel_vote_of_each_question() -> None:
+    """The vectorised panel majority (rows of a matrix, groups of votes) is `panel_vote`'s:
+    ties and questions with no readable vote are NaN."""
+    rng = np.random.default_rng(2)
+    votes = rng.integers(0, 2, (300, 4)).astype(float)
+    votes[rng.random(votes.shape) < 0.3] = math.nan
+    matrix = pd.DataFrame(votes)
+    expected = [panel_vote(list(row)) for row in votes]
+    assert panel_votes(matrix).tolist() == pytest.approx(expected, nan_ok=True)
+    long = matrix.stack(future_stack=True).rename("vote").reset_index()
+    grouped = panel_votes(long.groupby("level_0")["vote"])
+    assert grouped.tolist() == pytest.approx(expected, nan_ok=True)
+    assert {0.0, 1.0} <= set(grouped.dropna()) and grouped.isna().any()

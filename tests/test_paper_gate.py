@@ -346,6 +346,44 @@ def test_gate_refuses_what_cannot_be_compared(
     assert "Traceback" not in err
 
 
+def table_one_of(text: str) -> str:
+    return text.split("## Table 1", 1)[1].split("\n## ", 1)[0]
+
+
+def test_table_one_sets_the_paper_beside_its_cells(
+    runs: Mapping[str, Path], tmp_path: Path
+) -> None:
+    """Table 1 itself shows the published value beside each cell the paper has for the row,
+    the judges' columns named by their models."""
+    text, rows = report_rows(runs["official"], tmp_path / "report")
+    section = table_one_of(text)
+    table_one = [row for row in rows if row["table"] == "1"]
+    assert table_one
+    for row in table_one:
+        assert f"· paper {float(row['paper']):.2f}" in section, row["column"]
+    assert section.count("· paper ") == len(table_one)
+    for judge in JUDGES:
+        assert f"judge: {judge}" in section
+    assert "No paper value beside" not in section
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("demo", "demo data (-T dataset=demo), not the official set"),
+        ("limit", "a --limit run"),
+    ],
+)
+def test_table_one_says_why_no_paper_value_is_beside_it(
+    runs: Mapping[str, Path], tmp_path: Path, name: str, why: str
+) -> None:
+    out = tmp_path / "report"
+    assert main(["report", str(runs[name]), "--out", str(out), "--no-figures"]) == 0
+    section = table_one_of((out / "report.md").read_text(encoding="utf-8"))
+    assert "· paper " not in section
+    assert "- No paper value beside" in section and why in section
+
+
 def test_report_says_in_one_line_why_there_is_no_reference(
     runs: Mapping[str, Path], tmp_path: Path
 ) -> None:

@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable
 from typing import Any, cast
 
+import numpy as np
 import pytest
 from inspect_ai.scorer import SampleScore, Score
 from scipy import stats as sps
@@ -20,6 +21,7 @@ from agentsense.analysis.stats import (
     mean_ci,
     min_detectable_difference,
     template_bootstrap_ci,
+    template_mean_bootstrap_ci,
 )
 from agentsense.report.render import cell
 from agentsense.sense.metrics import clustered_uncertainty, profile_sensitivity
@@ -119,6 +121,34 @@ def test_psi_bootstrap_over_templates_hand_computed() -> None:
     assert estimate.low == pytest.approx(0.0)
     assert estimate.high == pytest.approx(math.sqrt(0.5))
     assert template_bootstrap_ci(groups, psi) == estimate  # seeded: reproducible
+
+
+@pytest.mark.parametrize("templates", [2, 5, 12])
+def test_template_bootstrap_draws_are_scipys(templates: int) -> None:
+    """All draws are taken at once and evaluated together, yet they are the draws (and the
+    percentiles) of `scipy.stats.bootstrap` with the same seed, one resample at a time."""
+    rng = np.random.default_rng(templates)
+    groups = {f"t{k}": list(rng.random(4)) for k in range(templates)}
+    names = sorted(groups)
+
+    def psi(g: dict[str, list[float]]) -> float:
+        return profile_sensitivity(g, "skip")
+
+    scipys = sps.bootstrap(
+        (np.arange(templates),),
+        lambda idx: psi({str(k): groups[names[int(i)]] for k, i in enumerate(idx)}),
+        n_resamples=2000,
+        vectorized=False,
+        method="percentile",
+        rng=np.random.default_rng(0),
+    ).confidence_interval
+    estimate = template_bootstrap_ci(groups, psi)
+    assert (estimate.low, estimate.high) == (scipys.low, scipys.high)
+    # The vectorised mean of per-template numbers: the same draws, to float rounding.
+    stds = {name: float(np.std(values, ddof=1)) for name, values in groups.items()}
+    mean = template_mean_bootstrap_ci(stds)
+    assert mean.mean == pytest.approx(estimate.mean, rel=1e-12)
+    assert (mean.low, mean.high) == pytest.approx((estimate.low, estimate.high), rel=1e-12)
 
 
 def test_minimum_detectable_difference_has_the_stated_power() -> None:

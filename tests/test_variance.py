@@ -22,8 +22,12 @@ from inspect_ai import eval, score
 from inspect_ai.log import read_eval_log, write_eval_log
 
 from agentsense.analysis.log_reader import load_runs
+from agentsense.analysis.stats import template_draws
 from agentsense.analysis.variance import (
     COMPONENTS,
+    _batched_shares,
+    _nested,
+    _prepared,
     decompose,
     projected_half_width,
     projection,
@@ -128,6 +132,44 @@ def test_projection_shrinks_and_matches_the_formula() -> None:
     assert projected_half_width(result, 4, 2) == pytest.approx(expected, rel=1e-3)
     for name, (low, high) in result.intervals.items():
         assert 0 <= low <= high <= 1, name
+
+
+def _one_draw_shares(
+    value: np.ndarray, keys: list[np.ndarray], rows_of: list[np.ndarray], pick: np.ndarray
+) -> list[float]:
+    """The shares of one draw, decomposed alone: each drawn copy's units offset to be its own."""
+    rows = np.concatenate([rows_of[i] for i in pick])
+    copy = np.repeat(np.arange(len(pick)), [len(rows_of[i]) for i in pick])
+    copied = [k[rows] + copy * (int(k.max()) + 1) for k in keys]
+    shares = _nested(value[rows], copied).shares()
+    return [math.nan if shares[name] is None else float(shares[name]) for name in COMPONENTS]
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        synthetic(6, 3, 2, 2),
+        synthetic(7, 4, 2, 2, seed=3).sample(frac=0.7, random_state=2),  # unbalanced
+        synthetic(6, 2, 1, 1),  # conversations and judging not estimable
+        synthetic(5, 1, 1, 1),  # one scene a template: only the templates' share
+    ],
+)
+def test_batched_draws_decompose_as_each_draw_alone(frame: pd.DataFrame) -> None:
+    """The bootstrap decomposes all draws in one stacked array (`_batched_shares`): each draw's
+    shares are those of that draw decomposed on its own (to float rounding: summation order)."""
+    value, keys = _prepared(frame)
+    template = keys[-1]
+    rows_of = [np.flatnonzero(template == t) for t in range(template.max() + 1)]
+    picks = template_draws(len(rows_of), 300, seed=4)
+    batched = _batched_shares(value, keys, rows_of, picks)
+    alone = np.array([_one_draw_shares(value, keys, rows_of, pick) for pick in picks])
+    assert np.array_equal(np.isnan(batched), np.isnan(alone))
+    assert batched == pytest.approx(alone, rel=1e-12, abs=1e-15, nan_ok=True)
+    # Split in batches of any size, the draws give the same shares.
+    halves = np.concatenate(
+        [_batched_shares(value, keys, rows_of, part) for part in (picks[:7], picks[7:])]
+    )
+    assert np.array_equal(halves, batched, equal_nan=True)
 
 
 def test_repeat_argument_and_seeds() -> None:

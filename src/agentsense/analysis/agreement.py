@@ -14,7 +14,7 @@ from typing import Any
 import krippendorff
 import numpy as np
 import pandas as pd
-from sklearn.metrics import cohen_kappa_score
+from pandas.api.typing import SeriesGroupBy
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from agentsense.sense.score_keys import OTHER, SELF
@@ -64,27 +64,43 @@ def kripp_alpha(matrix: pd.DataFrame) -> float:
 
 
 def cohen(first: pd.Series, second: pd.Series) -> float:
-    """Cohen's κ of two raters over the rows both answered readably (NaN under 2 rows)."""
+    """Cohen's κ of two raters over the rows both answered readably (NaN under 2 rows, and NaN
+    when only one category is used: 0/0)."""
     both = pd.DataFrame({"a": first, "b": second}).dropna()
     if len(both) < 2:
         return NAN
-    # One category only gives 0/0: the resulting NaN is the answer.
-    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
-        warnings.simplefilter("ignore")
-        return float(cohen_kappa_score(both["a"].astype(int), both["b"].astype(int)))
+    return _kappa(both["a"].to_numpy().astype(int), both["b"].to_numpy().astype(int))
+
+
+def _kappa(a: np.ndarray, b: np.ndarray) -> float:
+    """`sklearn.metrics.cohen_kappa_score(a, b)`, its arithmetic step for step (so the same
+    number to the last digit) without its input checks, which cost a report ~30 ms a pair."""
+    labels, codes = np.unique(np.concatenate([a, b]), return_inverse=True)
+    n = len(labels)
+    confusion = np.bincount(codes[: len(a)] * n + codes[len(a) :], minlength=n * n)
+    confusion = confusion.reshape(n, n).astype(float)
+    sum0, sum1 = confusion.sum(axis=0), confusion.sum(axis=1)
+    expected = np.outer(sum0, sum1) / np.sum(sum0)
+    weights = np.ones((n, n))
+    np.fill_diagonal(weights, 0)
+    denominator = np.sum(weights * expected)
+    if denominator == 0:  # one category only
+        return NAN
+    return float(1 - np.sum(weights * confusion) / denominator)
 
 
 def cohen_pairs(matrix: pd.DataFrame) -> pd.DataFrame:
-    """Cohen's κ of every pair of judges, over the units both answered readably."""
-    rows = [
-        {
-            "judge_a": a,
-            "judge_b": b,
-            "cohen_kappa": cohen(matrix[a], matrix[b]),
-            "units": len(matrix[[a, b]].dropna()),
-        }
-        for a, b in combinations(matrix.columns, 2)
-    ]
+    """Cohen's κ of every pair of judges, over the units both answered readably (`cohen`, on
+    the matrix's arrays: aligning two Series on the units' index costs more than κ)."""
+    votes = {judge: matrix[judge].to_numpy(dtype=float) for judge in matrix.columns}
+    rows = []
+    for a, b in combinations(matrix.columns, 2):
+        both = ~(np.isnan(votes[a]) | np.isnan(votes[b]))
+        units = int(both.sum())
+        kappa = (
+            _kappa(votes[a][both].astype(int), votes[b][both].astype(int)) if units >= 2 else NAN
+        )
+        rows.append({"judge_a": a, "judge_b": b, "cohen_kappa": kappa, "units": units})
     return pd.DataFrame(rows, columns=["judge_a", "judge_b", "cohen_kappa", "units"])
 
 
@@ -96,13 +112,26 @@ def panel_vote(votes: Sequence[float], official: bool = False) -> float:
     return NAN if decided == 0.5 else decided
 
 
+def panel_votes(votes: pd.DataFrame | SeriesGroupBy[Any, Any]) -> pd.Series:
+    """`panel_vote` (the corrected rule) of many questions at once: of each row of a units x
+    judges frame, or of each group of votes; NaN for a tie or no readable vote."""
+    if isinstance(votes, pd.DataFrame):
+        yes, readable = votes.sum(axis=1), votes.count(axis=1)
+    else:
+        yes, readable = votes.sum(), votes.count()
+    # 0/1 votes: the sum is exact, so the share is `statistics.fmean`'s, as `panel_vote` takes it.
+    share = yes / readable.where(readable > 0)
+    return (share > 0.5).astype(float).where(share.notna() & (share != 0.5))
+
+
 def majority_agreement(matrix: pd.DataFrame) -> dict[str, float]:
     """Per judge: share of its readable votes equal to the unit's panel majority."""
-    panel = matrix.apply(lambda row: panel_vote(list(row)), axis=1)
+    panel = panel_votes(matrix).to_numpy(dtype=float)
     shares: dict[str, float] = {}
     for judge in matrix.columns:
-        both = pd.DataFrame({"vote": matrix[judge], "majority": panel}).dropna()
-        shares[str(judge)] = float((both["vote"] == both["majority"]).mean()) if len(both) else NAN
+        vote = matrix[judge].to_numpy(dtype=float)
+        both = ~(np.isnan(vote) | np.isnan(panel))
+        shares[str(judge)] = float((vote[both] == panel[both]).mean()) if both.any() else NAN
     return shares
 
 
@@ -111,12 +140,17 @@ def goal_majorities(answers: pd.DataFrame) -> pd.Series:
     judged = answers[answers["kind"] == "judge"]
     if judged.empty:
         return pd.Series(dtype=float)
-    return judged.groupby(GOAL)["reading"].agg(lambda votes: panel_vote(list(votes)))
+    return panel_votes(judged.groupby(GOAL)["reading"]).rename("reading")
 
 
-def asker_agreement(answers: pd.DataFrame, kind: str) -> dict[str, float]:
-    """Agreement of `kind` answers (self / other) with the judge majority of their goal."""
-    majorities = goal_majorities(answers).rename("majority")
+def asker_agreement(
+    answers: pd.DataFrame, kind: str, majorities: pd.Series | None = None
+) -> dict[str, float]:
+    """Agreement of `kind` answers (self / other) with the judge majority of their goal
+    (`majorities`: `goal_majorities(answers)`, when the caller has it already)."""
+    if majorities is None:
+        majorities = goal_majorities(answers)
+    majorities = majorities.rename("majority")
     asked = answers[answers["kind"] == kind]
     if asked.empty or majorities.empty:
         return {"agreement": NAN, "overconfidence": NAN}
@@ -146,9 +180,10 @@ def group_agreement(answers: pd.DataFrame) -> dict[str, Any]:
     """The panel statistics of one group of answers (one run, or one category of a run)."""
     matrix = judge_matrix(answers)
     pairs = cohen_pairs(matrix)
-    self_ = asker_agreement(answers, SELF)
-    other = asker_agreement(answers, OTHER)
-    majorities = goal_majorities(answers).dropna()
+    goals = goal_majorities(answers)
+    self_ = asker_agreement(answers, SELF, goals)
+    other = asker_agreement(answers, OTHER, goals)
+    majorities = goals.dropna()
     yes = float(majorities.mean()) if len(majorities) else NAN
     row: dict[str, Any] = {
         "judges": int(matrix.shape[1]),

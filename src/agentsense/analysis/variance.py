@@ -141,27 +141,93 @@ def decompose(frame: pd.DataFrame) -> Decomposition:
     return _nested(value, keys)
 
 
+# Rows of copied data one bootstrap batch may hold (a few arrays of this many numbers): bounds the
+# memory of a 1,225-scene decomposition's draws, a few MB a batch.
+BATCH_ROWS = 500_000
+
+
+def _copies(
+    rows_of: Sequence[np.ndarray], picks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of every drawn template copy, in draw order: the row index, the copy's number
+    (draw x templates + position) and the draw of each copied row."""
+    counts = np.array([len(rows) for rows in rows_of])
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    ordered = np.concatenate(rows_of)
+    flat = picks.ravel()
+    lengths = counts[flat]
+    copy = np.repeat(np.arange(flat.size), lengths)
+    within = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return ordered[starts[flat][copy] + within], copy, copy // picks.shape[1]
+
+
+def _batched_shares(
+    value: np.ndarray, keys: Sequence[np.ndarray], rows_of: Sequence[np.ndarray], picks: np.ndarray
+) -> np.ndarray:
+    """`_nested(...).shares()` of every draw of templates in `picks` (draws x templates), as one
+    array operation: draws x COMPONENTS, NaN where a level is not estimable. The data of all
+    draws are stacked, each copy's units offset to be units of their own, and every per-draw sum
+    is a `bincount` over the draw of each unit; the units' means are `_nested`'s, a draw's sums
+    of squares may differ from its in the last binary digit (summation order)."""
+    draws = picks.shape[0]
+    rows, copy, draw_of_row = _copies(rows_of, picks)
+    widths = [int(k.max()) + 1 for k in keys]
+    codes = [_codes(k[rows] + copy * w) for k, w in zip(keys, widths, strict=True)]
+    values, below = value[rows].astype(float), np.zeros(len(rows))
+    parents, first = codes[0]
+    unit_draw = draw_of_row
+    variances = np.full((draws, len(LEVELS)), np.nan)
+    for depth in range(len(LEVELS)):
+        top = depth + 1 == len(LEVELS)
+        # The parent units' draw; templates' parent is the draw's grand mean.
+        parent_draw = np.arange(draws) if top else draw_of_row[first]
+        if top:
+            parents = unit_draw
+        size = np.bincount(parents).astype(float)
+        means = np.bincount(parents, values) / size
+        df = np.bincount(unit_draw, minlength=draws) - np.bincount(parent_draw, minlength=draws)
+        squares = np.bincount(unit_draw, (values - means[parents]) ** 2, minlength=draws)
+        sibling = size[parents] > 1
+        # (float: with no unit that has siblings, `bincount` of no weights is of integers)
+        noise = np.bincount(unit_draw[sibling], below[sibling], minlength=draws).astype(float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            noise /= np.bincount(unit_draw[sibling], minlength=draws)
+            level = np.where(df > 0, np.maximum(squares / df - noise, 0.0), np.nan)
+        variances[:, depth] = level
+        own = np.nan_to_num(level)[parent_draw]
+        below = (own + np.bincount(parents, below) / size) / size
+        values, unit_draw = means, parent_draw
+        if depth + 1 < len(LEVELS) - 1:
+            next_codes, next_first = codes[depth + 1]
+            parents, first = next_codes[first], next_first
+    total = np.nansum(variances, axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shares = np.where(total > 0, variances / total, np.where(np.isnan(variances), np.nan, 0.0))
+    return shares[:, ::-1]  # bottom-up levels to COMPONENTS' top-down order
+
+
 def with_intervals(
     frame: pd.DataFrame, seed: int = 0, resamples: int = RESAMPLES, level: float = CONFIDENCE
 ) -> Decomposition:
     """`decompose`, with percentile-bootstrap intervals of the shares (`stats.template_bootstrap`:
     templates resampled with replacement, each copy a template of its own); none with fewer than
-    2 templates."""
+    2 templates. The draws are decomposed together (`_batched_shares`), BATCH_ROWS rows at most
+    at a time."""
     value, keys = _prepared(frame)
     result = _nested(value, keys)
     template = keys[-1]
     rows_of = [np.flatnonzero(template == t) for t in range(template.max() + 1)]
     if len(rows_of) < 2:
         return result
-    width = [int(k.max()) + 1 for k in keys]
+    per_draw = max(1, BATCH_ROWS // len(value))
 
-    def shares(picked: np.ndarray) -> np.ndarray:
-        rows = np.concatenate([rows_of[i] for i in picked])
-        copy = np.repeat(np.arange(len(picked)), [len(rows_of[i]) for i in picked])
-        # A copy's units are units of their own: offset every key by the copy number.
-        copied = [k[rows] + copy * w for k, w in zip(keys, width, strict=True)]
-        drawn = _nested(value[rows], copied).shares()
-        return np.array([np.nan if drawn[n] is None else drawn[n] for n in COMPONENTS])
+    def shares(picks: np.ndarray) -> np.ndarray:
+        return np.concatenate(
+            [
+                _batched_shares(value, keys, rows_of, picks[k : k + per_draw])
+                for k in range(0, len(picks), per_draw)
+            ]
+        )
 
     low, high = template_bootstrap(shares, len(rows_of), resamples, level, seed)
     result.intervals = {

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import math
 import statistics
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from agentsense.analysis import official
 from agentsense.analysis.logs import records
 from agentsense.analysis.stats import MIN_TEMPLATES, Estimate
 from agentsense.report import tables
@@ -34,6 +36,9 @@ from agentsense.sense.score_keys import (
     MCQ_ACCURACY,
     SCRIPT_ACCURACY,
 )
+
+if TYPE_CHECKING:
+    from agentsense.report.paper import References
 
 ROW = ("run", "Model / sender × receiver")  # a row's name in the CSV and in the Markdown
 
@@ -75,6 +80,10 @@ def table_one_section(inputs: Inputs) -> Content:
     shown = shown.join(table[list(CONVERSATIONS)].rename(columns=CONVERSATIONS))
     # Columns no run has a value for (e.g. MCQ columns of a goal-only report) are not shown.
     shown = shown[[c for c in shown.columns if c == "kind" or _filled(shown[c])]]
+    # Imported here: `paper` sets Table 2 (this module) beside the paper too.
+    from agentsense.report.paper import references
+
+    found = references(units, table)
     text = (
         "## Table 1: overall performance\n\nScores in %, mean [95% CI] over scenes: each scene "
         "counts once, its conversations (epochs, and the same scene in several logs of the row) "
@@ -84,7 +93,9 @@ def table_one_section(inputs: Inputs) -> Content:
         "PSI: mean over templates of the per-template std of the scene scores (goal PSI on judge "
         "majority) [95% percentile bootstrap over templates]; templates with fewer than 2 scored "
         "scenes are skipped. n scenes and n conversations count the row's units and the "
-        "conversations pooled into them.\n\n" + frame_markdown(shown, ROW[1], with_n=False)
+        "conversations pooled into them.\n\n"
+        + frame_markdown(_beside_paper(shown, found), ROW[1], with_n=False)
+        + _paper_note(inputs, table, found)
     )
     panels = [
         Panel(header(m), list(table.index), {"mean": list(table[m])})
@@ -98,6 +109,47 @@ def table_one_section(inputs: Inputs) -> Content:
     calls = calls_of(units.runs, inputs.runs.calls)
     lines = table_one_notes(run_usage(calls)) if not calls.empty else []
     return text + "".join(f"\n\n- Tokens: {line} (see *Cost and tokens*)." for line in lines)
+
+
+def _beside_paper(shown: pd.DataFrame, found: References) -> pd.DataFrame:
+    """Table 1's cells with the paper's value beside each one the paper publishes for the row
+    (`paper.references`: the row's model maps to a paper model, its runs are the official data,
+    every scene, finished; Table 7's value for a -T per_template=1 row)."""
+    beside = shown.astype(object)
+    for match in found.matches:
+        if match.table in ("1", "7") and match.metric in beside.columns:
+            value = beside.at[match.row, match.metric]
+            table = "" if match.table == "1" else f", Table {match.table}"
+            paper = f"{match.paper:.2f}"
+            beside.at[match.row, match.metric] = f"{cell(value)} · paper {paper}{table}"
+    return beside
+
+
+def _paper_note(inputs: Inputs, table: pd.DataFrame, found: References) -> str:
+    """Under Table 1: whose rows have the paper beside their cells, and why the others have not
+    (rows sharing a reason in one line; a reason of the data before one of the model's name)."""
+    beside = {match.row for match in found.matches if match.table in ("1", "7")}
+    reasons: dict[str, list[str]] = {}
+    for row in (str(row) for row in table.index if str(row) not in beside):
+        runs = inputs.units.runs[inputs.units.runs["group"] == row]
+        data = next(filter(None, (official.reason(run) for run in records(runs))), None)
+        why = data or found.missing.get(row, "no cell the paper publishes")
+        served = {str(model) for model in runs["model"]}
+        for model in served:  # one line for many models that share a reason
+            why = why.replace(model, "the row's model")
+        reasons.setdefault(why, []).append(row)
+    lines = [f"\n\n- No paper value beside {_rows(rows)}: {why}." for why, rows in reasons.items()]
+    if beside:
+        lines.insert(
+            0,
+            "\n\n- Paper X beside a cell: its published value (Mou et al., 2024), "
+            "in % (PSI in points); the difference in *Beside the paper*.",
+        )
+    return "".join(lines)
+
+
+def _rows(rows: list[str]) -> str:
+    return f"{rows[0]}" if len(rows) == 1 else f"the {len(rows)} rows ({', '.join(rows)})"
 
 
 def _filled(column: pd.Series) -> bool:
