@@ -21,13 +21,16 @@ p_e = 1/2 -> 1/2.
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 
 from agentsense.analysis.agreement import (
+    cohen,
     cohen_pairs,
     fleiss,
     judge_matrix,
@@ -144,3 +147,21 @@ def test_unanimous_panel_alpha_is_not_estimable() -> None:
     matrix = pd.DataFrame({"judge_1": [1.0, 1.0], "judge_2": [1.0, 1.0]})
     assert math.isnan(kripp_alpha(matrix))
     assert math.isnan(fleiss(matrix))
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "cohen-kappa" / "sklearn_values.json"
+
+
+def test_cohen_kappa_is_scikit_learns_to_the_last_digit() -> None:
+    """Every value scikit-learn gave before issue 52 removed it, on the judge panels of stand-in
+    logs and the hand panels (the fixture says how it was made), exactly: NaN where undefined."""
+    cases = json.loads(FIXTURE.read_text(encoding="utf-8"))["cases"]
+    assert len(cases) >= 20 and any(case["sklearn"] is None for case in cases)
+
+    def series(values: list[int | None]) -> pd.Series:
+        return pd.Series([math.nan if v is None else float(v) for v in values])
+
+    for case in cases:
+        got = cohen(series(case["first"]), series(case["second"]))
+        want = math.nan if case["sklearn"] is None else case["sklearn"]
+        assert got == want or (math.isnan(got) and math.isnan(want)), (case["source"], got, want)

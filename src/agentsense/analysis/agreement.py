@@ -14,8 +14,7 @@ from typing import Any
 import krippendorff
 import numpy as np
 import pandas as pd
-from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa, to_table
 
 from agentsense.sense.score_keys import OTHER, SELF
 from agentsense.sense.scorers.goal import majority
@@ -71,7 +70,19 @@ def cohen(first: pd.Series, second: pd.Series) -> float:
     # One category only gives 0/0: the resulting NaN is the answer.
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore")
-        return float(cohen_kappa_score(both["a"].astype(int), both["b"].astype(int)))
+        return cohen_kappa(both["a"].to_numpy(dtype=int), both["b"].to_numpy(dtype=int))
+
+
+def cohen_kappa(first: np.ndarray, second: np.ndarray) -> float:
+    """Unweighted Cohen's κ of two raters' labels, 1 - observed / chance disagreement, in the
+    order of operations of scikit-learn's `cohen_kappa_score` (which this replaced), so that
+    every value is the same to the last digit (tests/test_agreement.py); statsmodels'
+    `cohens_kappa`, (p_o - p_e) / (1 - p_e), differs in the last digits. One category only: NaN.
+    """
+    table, _ = to_table(np.column_stack([first, second]))  # rows: first; columns: second
+    expected = np.outer(table.sum(axis=0), table.sum(axis=1)) / table.sum()
+    disagreement = 1.0 - np.eye(len(table))
+    return float(1 - np.sum(disagreement * table) / np.sum(disagreement * expected))
 
 
 def cohen_pairs(matrix: pd.DataFrame) -> pd.DataFrame:
