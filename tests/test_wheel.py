@@ -147,9 +147,7 @@ def core_runs(installed: Installed) -> list[str]:
     ran = [
         task for name, args in CORE_RUNS.items() for task in installed.eval(f"logs/{name}", *args)
     ]
-    exported = installed.run(
-        "agentsense", "scenarios", "logs/bundled", "--out", "scenarios.jsonl"
-    )
+    exported = installed.run("agentsense", "scenarios", "logs/bundled", "--out", "scenarios.jsonl")
     assert "Wrote 20 scenarios to scenarios.jsonl (validated)." in exported.stdout
     assert "closing-time.txt" in exported.stdout and "lines: " in exported.stdout
     return sorted(ran)
