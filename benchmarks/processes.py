@@ -81,7 +81,7 @@ class ChildUsage:
 
 
 def now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 def timed_child(

@@ -255,7 +255,7 @@ def machine() -> dict[str, Any]:
     with contextlib.suppress(OSError, ValueError):
         mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     return {
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "cpus": os.cpu_count(),
         "memory_gib": round(mem, 1),
         "load_average": os.getloadavg(),

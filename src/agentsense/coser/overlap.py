@@ -25,8 +25,9 @@ if TYPE_CHECKING:
     from sacrebleu.metrics.bleu import BLEU
 
 
-# Imported on first use: rouge-score pulls in NLTK, SciPy and scikit-learn (~3 s and ~190 MB),
-# which every `inspect eval agentsense/...` would otherwise load with the task registry.
+# Imported on first use (the `gca` extra): rouge-score pulls in NLTK (and with it SciPy, pandas
+# and scikit-learn when they are installed, ~3 s), which every `inspect eval agentsense/...`
+# would otherwise load with the task registry.
 @cache
 def _bleu() -> BLEU:
     from sacrebleu.metrics.bleu import BLEU

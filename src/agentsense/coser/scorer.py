@@ -25,6 +25,7 @@ from agentsense.coser.record import Circumstance
 from agentsense.coser.score import dimension_score, ignored_severities, severity_sum
 from agentsense.coser.simulation import GCASettings, circumstance_of, role_model
 from agentsense.engine.conversation import Conversation, Turn, stored
+from agentsense.engine.extras import require_extra
 from agentsense.engine.roles import CRITIC_ROLE
 from agentsense.sense.metrics import mean_or_nan
 
@@ -123,6 +124,8 @@ def conversation_of(state: TaskState) -> tuple[list[Turn], GCASettings]:
 
 def critics_scorer() -> Scorer:
     """CoSER's four critics (role `critic`), the length-corrected scores, BLEU and ROUGE-L."""
+    # `inspect score --scorer agentsense/gca_critics` makes it without the task's own check
+    require_extra("gca", "the agentsense/gca scorer")
 
     async def score(state: TaskState, target: Target) -> Score:
         record = circumstance_of(state.metadata)

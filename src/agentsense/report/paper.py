@@ -43,7 +43,7 @@ from agentsense.sense.score_keys import (
     SELF,
 )
 
-if TYPE_CHECKING:  # imported where used: the human-label statistics pull in scikit-learn
+if TYPE_CHECKING:  # imported where used: the human-label statistics pull in statsmodels
     from agentsense.analysis.log_reader import Runs
     from agentsense.report.annotate import HumanAgreement
 

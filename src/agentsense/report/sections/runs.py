@@ -114,7 +114,7 @@ STATISTICS = f"""## Statistics
   2000 resamples, fixed seed); PSI skips templates with fewer than 2 scored scenes (an
   official-mode log's own PSI metric has no value then, as in the official code).
 - Judge agreement: Fleiss' κ (statsmodels), Krippendorff's α (krippendorff), Cohen's κ
-  (scikit-learn); see the Judge reliability section.
+  (as scikit-learn computes it); see the Judge reliability section.
 - Chi-square test of App. D.6: chi2 = (n − 1)·s²/σ0², two-sided, see `docs/analysis.md`."""
 
 
