@@ -29,13 +29,9 @@ import re
 import subprocess
 import sys
 import time
+import tomllib
 from collections import Counter
 from pathlib import Path
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pytest's own dependency on Python 3.10
-    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "testing.md"

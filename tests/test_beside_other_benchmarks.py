@@ -16,9 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-pytest.importorskip("inspect_evals")  # dev installs it (Python 3.11+, as inspect-flow)
-
 from inspect_ai import eval_set
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log, write_eval_log
 from inspect_ai.model import ModelConfig

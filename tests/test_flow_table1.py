@@ -23,10 +23,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import inspect_flow  # noqa: F401  (the dev extra installs it: missing, this file fails)
 import pytest
-
-pytest.importorskip("inspect_flow")  # the dev extra installs it (Python 3.11+)
-
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
 from agentsense.report.assemble import write_report

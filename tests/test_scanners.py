@@ -14,6 +14,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import inspect_scout  # noqa: F401  (the `scout` extra; dev installs it: missing, this file fails)
 import pytest
 from inspect_ai import eval
 from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
@@ -23,8 +24,6 @@ from agentsense.engine.errors import ReportError
 from agentsense.report.document import Absent, ReportOptions
 from agentsense.report.sections.scans import HOW, scan_counts, scans_section
 from agentsense.scanners import detect, validate
-
-pytest.importorskip("inspect_scout")  # the `scout` extra (Python 3.11+); dev installs it
 
 SCANJOB = Path(validate.__file__).with_name("scanjob.py")
 
