@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import inspect
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,3 +70,16 @@ def test_a_quoted_name_is_never_split() -> None:
     assert all(len(line) <= WIDTH for line in shown.splitlines())
     assert any('"<evaluated model>"' in line for line in shown.splitlines())
     assert any("`inspect eval-retry a.eval`" in line for line in shown.splitlines())
+
+
+def test_args_into_a_closed_pipe_ends_quietly() -> None:
+    """`agentsense args | head -2`: the reader leaves early; no BrokenPipeError traceback."""
+    done = subprocess.run(
+        f"{shlex.quote(sys.executable)} -m agentsense.cli args | head -2",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert len(done.stdout.splitlines()) == 2
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr

@@ -240,7 +240,8 @@ def test_no_self_judging_warning_when_a_judge_is_bound(
 
 
 def test_the_readme_installs_from_the_checkout_never_by_the_unpublished_name() -> None:
-    installs = re.findall(r"pip install ([^&\n#]*)", README.read_text(encoding="utf-8"))
+    # a command ends at `&&`, a comment, the line or its inline code span's closing backtick
+    installs = re.findall(r"pip install ([^&\n#`]*)", README.read_text(encoding="utf-8"))
     assert installs
     for arguments in installs:
         targets = [a.strip("'\"") for a in arguments.split() if not a.startswith("-")]

@@ -11,7 +11,7 @@ import typing
 from typing import Any, Literal, get_args, get_origin
 
 from agentsense import tasks
-from agentsense.engine.console import wrapped
+from agentsense.engine.console import WIDTH, wrapped
 from agentsense.engine.errors import ReportError
 from agentsense.tasks import ROWS, SIMULATION_TASKS, TASKS, Argument, TaskRow, arguments
 
@@ -108,6 +108,8 @@ def arguments_text(name: str) -> str:
     lines = [f"agentsense/{name} takes (-T name=value):"]
     for row_cells, argument in zip(rows, declared, strict=True):
         cells = "  ".join(cell.ljust(width) for cell, width in zip(row_cells, widths, strict=True))
+        if len(cells.rstrip()) + 2 > WIDTH:  # a long default: this row unaligned, on one line
+            cells = "  ".join(row_cells)
         lines.append(wrapped(cells.rstrip(), "  ", "      "))
         lines.append(wrapped(argument.doc, "      ", "      "))
     return "\n".join(lines)

@@ -18,6 +18,7 @@ import argparse
 import inspect
 import logging
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import fields
@@ -457,6 +458,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ReportError, PrerequisiteError, SheetError) as error:
         print(f"agentsense {args.command}: error: {error}", file=sys.stderr)
         return EXIT_ERROR
+    # the reader of the output went away (`agentsense args | head`): nothing is lost; stdout is
+    # pointed at /dev/null so that Python's flush at exit does not raise again
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     finally:
         logger.setLevel(level)
 

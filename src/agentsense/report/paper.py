@@ -30,7 +30,6 @@ from agentsense.report import tables
 from agentsense.report.document import Absent, Content, Inputs
 from agentsense.report.frames import Units
 from agentsense.report.render import markdown, number
-from agentsense.report.sections.scores import table_two
 from agentsense.sense.reference.model_names import ENV, paper_model
 from agentsense.sense.reference.paper import PaperCell, cell
 from agentsense.sense.score_keys import (
@@ -225,7 +224,7 @@ def _table_one(units: Units, table_one: pd.DataFrame, found: References) -> None
 def _table_two(units: Units, found: References) -> None:
     """Table 2's rows: the script-prediction runs, and the blind runs of the same family for
     the blind column (each side comparable on its own)."""
-    for values in records(table_two(units)):
+    for values in records(tables.table_two(units)):
         family = str(values["model"])
         of_family = units.runs[units.runs["family"] == family]
         script = of_family[of_family["kind"] == "script"]

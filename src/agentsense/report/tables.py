@@ -33,6 +33,7 @@ from agentsense.sense.score_keys import (
     LABEL_AGREEMENTS,
     MCQ_ACCURACY,
     OTHER,
+    SCRIPT_ACCURACY,
     SELF,
 )
 
@@ -390,3 +391,23 @@ def baselines(units: Units) -> pd.DataFrame:
             row["flags"] = ", ".join(_flags(row["score"], row))  # type: ignore[arg-type]
             rows.append(row)
     return pd.DataFrame(rows)  # empty: the section is left out
+
+
+TABLE_TWO = (SCRIPT_ACCURACY, BLIND_MCQ_ACCURACY)
+
+
+def table_two(units: Units) -> pd.DataFrame:
+    """Table 2: one row per model (family) with a script-prediction run, both accuracies and
+    their n (here, not in its section: `report.paper` sets it beside the paper too)."""
+    scenes = units.scenes
+    blind = scenes[scenes["kind"] == "blind"]
+    rows = [
+        {
+            "model": str(family),
+            SCRIPT_ACCURACY: estimate(frame, SCRIPT_ACCURACY),
+            "templates": int(frame["template_id"].nunique()),
+            BLIND_MCQ_ACCURACY: estimate(blind[blind["family"] == family], BLIND_MCQ_ACCURACY),
+        }
+        for family, frame in scenes[scenes["kind"] == "script"].groupby("family", sort=True)
+    ]
+    return pd.DataFrame(rows, columns=["model", SCRIPT_ACCURACY, "templates", BLIND_MCQ_ACCURACY])

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import statistics
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -15,6 +14,7 @@ from agentsense.analysis.stats import MIN_TEMPLATES, Estimate
 from agentsense.report import tables
 from agentsense.report.document import Absent, Content, Inputs
 from agentsense.report.frames import Units
+from agentsense.report.paper import References, references
 from agentsense.report.plots import Panel, bar_figure
 from agentsense.report.render import (
     DASH,
@@ -34,11 +34,7 @@ from agentsense.sense.score_keys import (
     GOAL_KEYS,
     HEADLINE,
     MCQ_ACCURACY,
-    SCRIPT_ACCURACY,
 )
-
-if TYPE_CHECKING:
-    from agentsense.report.paper import References
 
 ROW = ("run", "Model / sender × receiver")  # a row's name in the CSV and in the Markdown
 
@@ -80,9 +76,6 @@ def table_one_section(inputs: Inputs) -> Content:
     shown = shown.join(table[list(CONVERSATIONS)].rename(columns=CONVERSATIONS))
     # Columns no run has a value for (e.g. MCQ columns of a goal-only report) are not shown.
     shown = shown[[c for c in shown.columns if c == "kind" or _filled(shown[c])]]
-    # Imported here: `paper` sets Table 2 (this module) beside the paper too.
-    from agentsense.report.paper import references
-
     found = references(units, table)
     text = (
         "## Table 1: overall performance\n\nScores in %, mean [95% CI] over scenes: each scene "
@@ -173,32 +166,11 @@ def leakage_section(inputs: Inputs) -> Content:
     return table_section(inputs, tables.leakage(inputs.units), why, "leakage", text)
 
 
-TABLE_TWO = (SCRIPT_ACCURACY, BLIND_MCQ_ACCURACY)
-
-
-def table_two(units: Units) -> pd.DataFrame:
-    """One row per model (family) with a script-prediction run: both accuracies and their n."""
-    scenes = units.scenes
-    blind = scenes[scenes["kind"] == "blind"]
-    rows = [
-        {
-            "model": str(family),
-            SCRIPT_ACCURACY: tables.estimate(frame, SCRIPT_ACCURACY),
-            "templates": int(frame["template_id"].nunique()),
-            BLIND_MCQ_ACCURACY: tables.estimate(
-                blind[blind["family"] == family], BLIND_MCQ_ACCURACY
-            ),
-        }
-        for family, frame in scenes[scenes["kind"] == "script"].groupby("family", sort=True)
-    ]
-    return pd.DataFrame(rows, columns=["model", SCRIPT_ACCURACY, "templates", BLIND_MCQ_ACCURACY])
-
-
 def table_two_section(inputs: Inputs) -> Content:
     if not (inputs.units.scenes["kind"] == "script").any():
         return Absent("no agentsense/script_prediction log among the inputs")
-    table = table_two(inputs.units)
-    inputs.report.csv(spread(table, TABLE_TWO), "table2")
+    table = tables.table_two(inputs.units)
+    inputs.report.csv(spread(table, tables.TABLE_TWO), "table2")
     rows = [
         [
             str(r.model),
