@@ -30,6 +30,7 @@ from packaging.specifiers import SpecifierSet
 
 import agentsense
 from agentsense.engine.extras import EXTRAS
+from agentsense.standin.stub import StubServer
 
 pytestmark = pytest.mark.slow
 
@@ -277,3 +278,18 @@ def test_with_gca_added_the_gca_task_runs(venvs: Venvs) -> None:
     report = venvs["report"]
     report.install("report,gca")
     assert report.eval("logs/gca", *GCA) == ["agentsense/gca"]
+
+
+@pytest.mark.parametrize("provider", ["vllm", "openai-api/vllm"])
+def test_the_core_runs_a_task_against_a_server(
+    core: Installed, stub: StubServer, provider: str
+) -> None:
+    """The README's server routes on the core alone: Inspect's `vllm/` provider and the parity
+    path `openai-api/vllm/`, both to the stub (openai is a core dependency; no vllm package)."""
+    core.env.update({"VLLM_BASE_URL": stub.base_url, "VLLM_API_KEY": "local"})
+    args = ["agentsense/goal", "-T", "dataset=demo", "--limit", "1", "--model", f"{provider}/agent"]
+    judges = [f"{provider}/judge-{x}" for x in "abc"]
+    log_dir = f"server-logs/{provider.replace('/', '-')}"  # apart from the report's `logs`
+    ran = core.eval(log_dir, *args, "--model-role", "judge=" + ",".join(judges))
+    assert ran == ["agentsense/goal"]
+    assert {r.model for r in stub.chat_records()} == {"agent", "judge-a", "judge-b", "judge-c"}
