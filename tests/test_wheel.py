@@ -88,6 +88,13 @@ def supported_pythons() -> dict[str, str]:
 
 PYTHONS = supported_pythons()
 RUNNING = f"{sys.version_info.major}.{sys.version_info.minor}"
+NAMED = ("3.11", "3.12", "3.13")  # the Pythons the README says are tested
+
+
+def test_every_python_the_readme_names_is_here_to_test() -> None:
+    """No supported Python left out in silence: each one the README names is found."""
+    missing = [minor for minor in NAMED if minor not in PYTHONS]
+    assert not missing, f"no interpreter for {missing}: install with `pyenv install 3.X`"
 
 
 class Installed:
