@@ -38,22 +38,12 @@ SPEC = ROOT / "flows" / "table1.py"
 MB = 1024 * 1024
 
 
-def load_spec_models() -> list[str]:
-    """The spec's evaluated models (flows/table1.py: PAPER_MODELS then LAB_MODELS)."""
+def spec_server_variables(base_url: str) -> dict[str, str]:
+    """flows/table1.py's `server_variables`: every model of the spec on `base_url`."""
     namespace: dict[str, Any] = {}
     exec(compile(SPEC.read_text(encoding="utf-8"), str(SPEC), "exec"), namespace)
-    return [*namespace["PAPER_MODELS"].values(), *namespace["LAB_MODELS"]]
-
-
-def service_variables(models: list[str], base_url: str) -> dict[str, str]:
-    """Each model's server as Inspect reads it, all of them the stub (as tests/test_flow_table1)."""
-    env = {"OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "stub"}
-    for model in models:
-        provider, service, *_ = model.split("/")
-        if provider == "openai-api":
-            prefix = service.upper().replace("-", "_")
-            env |= {f"{prefix}_BASE_URL": base_url, f"{prefix}_API_KEY": "stub"}
-    return env
+    variables: dict[str, str] = namespace["server_variables"](base_url, "stub")
+    return variables
 
 
 def run_env(work: Path, base_url: str) -> dict[str, str]:
@@ -65,7 +55,7 @@ def run_env(work: Path, base_url: str) -> dict[str, str]:
     env["AGENTSENSE_CACHE_DIR"] = str(work / "agentsense-cache")
     env["UV_OFFLINE"] = "1"  # Flow's `uv pip compile` fails at once (a warning) offline
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    return env | service_variables(load_spec_models(), base_url)
+    return env | spec_server_variables(base_url)
 
 
 @contextmanager

@@ -42,12 +42,25 @@ JUDGES = [PAPER_MODELS["GPT-4o"], PAPER_MODELS["Qwen2.5-72b"], PAPER_MODELS["Lla
 # `full`: the conversations, interviews, MCQs and the panel (Table 1); `blind`: the MCQs from
 # the scenario alone (Table 2's blind column, the report's leakage baseline). Blind has no judge.
 TASKS = {"agentsense/full": {"judge": JUDGES}, "agentsense/blind": {}}
+MODELS = [*PAPER_MODELS.values(), *LAB_MODELS]  # the evaluated models, the paper's first
+
+
+def server_variables(base_url: str, api_key: str) -> dict[str, str]:
+    """The variables Inspect reads for each model's server (OPENAI_* for `openai/`,
+    `<SERVICE>_BASE_URL` / `_API_KEY` for `openai-api/<service>/...`), every one set to one
+    server: how tests/test_flow_table1.py and benchmarks/table1_scale.py point all at the stub."""
+    env = {"OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": api_key}
+    for model in MODELS:
+        provider, service, *_ = model.split("/")
+        if provider == "openai-api":
+            prefix = service.upper().replace("-", "_")
+            env |= {f"{prefix}_BASE_URL": base_url, f"{prefix}_API_KEY": api_key}
+    return env
 
 
 def table1(dataset: str = "official", max_tasks: int = 4) -> FlowSpec:
     """Every model on every task of TASKS, on `dataset` (`flow run ... --arg dataset=demo`).
     `max_tasks`: models' tasks at a time in the one process (docs/throughput.md)."""
-    models = [*PAPER_MODELS.values(), *LAB_MODELS]
     return FlowSpec(
         log_dir="../logs/table1",  # from this file's folder; `--log-dir` overrides it
         execution_type="inproc",  # the current environment; `flow run --venv` builds one
@@ -59,7 +72,7 @@ def table1(dataset: str = "official", max_tasks: int = 4) -> FlowSpec:
                 model=FlowModel(name=model),
                 model_roles=dict(roles) or None,
             )
-            for model in models
+            for model in MODELS
             for task, roles in TASKS.items()
         ],
     )

@@ -49,19 +49,7 @@ def load_spec_module() -> ModuleType:
 
 
 TABLE1 = load_spec_module()
-MODELS: list[str] = [*TABLE1.PAPER_MODELS.values(), *TABLE1.LAB_MODELS]
-
-
-def service_variables(models: list[str], base_url: str) -> dict[str, str]:
-    """Each model's server, as Inspect reads it: OPENAI_* for `openai/`, `<SERVICE>_BASE_URL`
-    and `<SERVICE>_API_KEY` for `openai-api/<service>/...`; all of them the stub here."""
-    env = {"OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "stub"}
-    for model in models:
-        provider, service, *_ = model.split("/")
-        if provider == "openai-api":
-            prefix = service.upper().replace("-", "_")
-            env |= {f"{prefix}_BASE_URL": base_url, f"{prefix}_API_KEY": "stub"}
-    return env
+MODELS: list[str] = TABLE1.MODELS
 
 
 @dataclass
@@ -103,7 +91,7 @@ def sandboxed(root: Path, base_url: str) -> FlowRun:
     """A run of the spec in `root` (no `.env` above it), every model on `base_url`."""
     bin_dir = str(Path(sys.executable).parent)  # the venv's `flow` and `uv`
     extra = {"UV_OFFLINE": "1", "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
-    env = InspectCLI.sandbox_env(root, {**service_variables(MODELS, base_url), **extra})
+    env = InspectCLI.sandbox_env(root, {**TABLE1.server_variables(base_url, "stub"), **extra})
     return FlowRun(root, root / "logs", env)
 
 
