@@ -3,7 +3,6 @@ scripts/analysis_docs.py, and the check fails when they drift."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -12,17 +11,15 @@ from types import ModuleType
 
 import pytest
 
+from file_modules import file_module
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "analysis.md"
 SCRIPT = ROOT / "scripts" / "analysis_docs.py"
 
 
 def generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("analysis_docs", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return file_module(SCRIPT, "analysis_docs")
 
 
 def test_every_output_block_of_the_page_is_generated() -> None:

@@ -11,7 +11,6 @@ flow-requirements.txt) and, offline, UV_OFFLINE=1 so that the compile fails at o
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -33,6 +32,7 @@ from agentsense.sense.reference.model_names import paper_model
 from agentsense.standin.stub.faults import Faults
 from agentsense.standin.stub.harness import InspectCLI
 from agentsense.standin.stub.server import StubServer
+from file_modules import file_module
 
 SPEC = Path(__file__).resolve().parent.parent / "flows" / "table1.py"
 LIMIT = 1
@@ -41,11 +41,7 @@ MISSING = 3  # logs removed to make the partial run
 
 def load_spec_module() -> ModuleType:
     """flows/table1.py as a module: its model lists and its `table1` function."""
-    found = importlib.util.spec_from_file_location("flows_table1", SPEC)
-    assert found is not None and found.loader is not None
-    module = importlib.util.module_from_spec(found)
-    found.loader.exec_module(module)
-    return module
+    return file_module(SPEC, "flows_table1")
 
 
 TABLE1 = load_spec_module()

@@ -5,11 +5,12 @@ names, which move when a function changes) are of other code."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from file_modules import file_module
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "testing.md"
@@ -17,13 +18,7 @@ DOCS = ROOT / "docs" / "testing.md"
 
 def mutation_table() -> ModuleType:
     """scripts/mutation_table.py, the one writer and reader of the measured run."""
-    spec = importlib.util.spec_from_file_location(
-        "mutation_table", ROOT / "scripts" / "mutation_table.py"
-    )
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    return script
+    return file_module(ROOT / "scripts" / "mutation_table.py", "mutation_table")
 
 
 def test_the_mutation_figures_are_of_the_files_as_they_are() -> None:

@@ -4,7 +4,6 @@ resolving, and CI running exactly its test command."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 from types import ModuleType
@@ -13,6 +12,7 @@ import agentsense
 import agentsense.tasks
 from agentsense.arguments import BEGIN, END, TASKS_BEGIN, TASKS_END, section, tasks_section
 from agentsense.engine.strict import declared_names
+from file_modules import file_module
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -22,13 +22,7 @@ MAX_LINES = 250
 
 def generated_sections() -> ModuleType:
     """scripts/generated_sections.py, the one writer of every generated section."""
-    spec = importlib.util.spec_from_file_location(
-        "generated_sections", ROOT / "scripts" / "generated_sections.py"
-    )
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    return script
+    return file_module(ROOT / "scripts" / "generated_sections.py", "generated_sections")
 
 
 def test_every_generated_section_is_what_the_code_prints() -> None:
