@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -88,9 +88,13 @@ class Peaks:
 
     by_process: dict[str, float] = field(default_factory=dict)
     tree_sum: float = 0.0
+    # With `proportional`: the peak sum of PSS, each shared page counted once over the processes
+    # (forked workers share their parent's imports; RSS counts them in each).
+    proportional: bool = False
+    pss_sum: float = 0.0
 
     def sample(self, roots: dict[str, psutil.Process]) -> None:
-        total = 0.0
+        total = pss = 0.0
         for label, root in roots.items():
             try:
                 procs = [root, *root.children(recursive=True)]
@@ -100,12 +104,14 @@ class Peaks:
                 try:
                     rss = proc.memory_info().rss / MB
                     name = label if proc.pid == root.pid else f"{label} child {proc.name()}"
+                    pss += proc.memory_full_info().pss / MB if self.proportional else 0.0
                 except psutil.NoSuchProcess:
                     continue
                 key = f"{name} (pid {proc.pid})"
                 self.by_process[key] = max(self.by_process.get(key, 0.0), rss)
                 total += rss
         self.tree_sum = max(self.tree_sum, total)
+        self.pss_sum = max(self.pss_sum, pss)
 
 
 def finished_logs(log_dir: Path) -> int:
@@ -195,29 +201,64 @@ def count_samples(log_dir: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def run_report(work: Path) -> dict[str, Any]:
-    """`agentsense report LOGS --out REPORT` under /usr/bin/time -v: wall and peak RSS."""
+def run_report(work: Path, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    """`agentsense report LOGS --out REPORT` (and `extra` options): wall, the CPU and the peak
+    RSS of its whole process tree (it reads the logs and draws the figures in worker processes,
+    which `/usr/bin/time` does not see), sampled every 0.1 s."""
     report = work / "report"
-    command = ["/usr/bin/time", "-v", str(Path(sys.executable).with_name("agentsense"))]
-    command += ["report", str(work / "logs"), "--out", str(report)]
-    load_start = load()
-    done = subprocess.run(command, capture_output=True, text=True, cwd=work)
-    if done.returncode != 0:
-        raise RuntimeError(done.stderr[-3000:])
-    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)
-    wall = re.search(r"Elapsed \(wall clock\) time .*: (?:(\d+):)?(\d+):([\d.]+)", done.stderr)
-    cpu = [
-        re.search(rf"{what} time \(seconds\): ([\d.]+)", done.stderr) for what in ("User", "System")
-    ]
-    assert rss and wall and all(cpu)
-    h, m, s = wall.groups()
+    command = [str(Path(sys.executable).with_name("agentsense")), "report", str(work / "logs")]
+    command += ["--out", str(report), *extra]
+    load_start, start = load(), time.monotonic()
+    process = subprocess.Popen(command, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    root, peaks = psutil.Process(process.pid), Peaks(proportional=True)
+    cpu: dict[int, float] = {}
+    while process.poll() is None:
+        peaks.sample({"report": root})
+        for proc in [root, *_children(root)]:
+            try:
+                times = proc.cpu_times()
+                cpu[proc.pid] = times.user + times.system
+            except psutil.NoSuchProcess:
+                continue
+        time.sleep(0.1)
+    wall = time.monotonic() - start
+    _, stderr = process.communicate()
+    if process.returncode != 0:
+        raise RuntimeError(stderr.decode()[-3000:])
     return {
-        "wall": int(h or 0) * 3600 + int(m) * 60 + float(s),
-        "cpu": sum(float(c.group(1)) for c in cpu if c),
-        "peak_rss_mb": int(rss.group(1)) / 1024,
+        "wall": wall,
+        "cpu": sum(cpu.values()),
+        "processes": len(cpu),
+        "peak_rss_mb": peaks.tree_sum,
+        "peak_pss_mb": peaks.pss_sum,
+        "peak_rss_by_process": peaks.by_process,
         "load_start": load_start,
         "load_end": load(),
+        "options": " ".join(extra),
     }
+
+
+def _children(root: psutil.Process) -> list[psutil.Process]:
+    try:
+        return list(root.children(recursive=True))
+    except psutil.NoSuchProcess:
+        return []
+
+
+def report_pairs(work: Path, repeat: int) -> list[dict[str, Any]]:
+    """The report on the logs `repeat` times each way, alternating: its default (worker
+    processes) and `--processes 1` (all in one process); the tables of both identical."""
+    runs = []
+    for k in range(repeat):
+        for extra in ((), ("--processes", "1")):
+            runs.append(run_report(work, extra))
+            tables = (work / "report" / "table1.csv").read_bytes()
+            if k == 0 and not extra:
+                first = tables
+            elif tables != first:
+                raise RuntimeError(f"table1.csv differs with {extra}")
+            print_report(runs[-1])
+    return runs
 
 
 def folder_mb(path: Path) -> float:
@@ -249,6 +290,12 @@ def main() -> None:
     parser.add_argument("--kill-after", type=int, help="SIGKILL flow once N logs are finished")
     parser.add_argument("--compare", type=Path, help="a report folder whose table1.csv to match")
     parser.add_argument("--show", type=Path, help="print the table of a result.json, run nothing")
+    parser.add_argument(
+        "--report-only",
+        type=int,
+        metavar="N",
+        help="only time the report on --work's logs, N times with and without worker processes",
+    )
     args = parser.parse_args()
     if args.show:
         print_table(json.loads(args.show.read_text(encoding="utf-8")))
@@ -256,6 +303,10 @@ def main() -> None:
     if args.work is None:
         parser.error("--work FOLDER is required (an empty scratch folder)")
     work: Path = args.work.resolve()
+    if args.report_only:
+        runs = report_pairs(work, args.report_only)
+        (work / "report-times.json").write_text(json.dumps(runs, indent=1), encoding="utf-8")
+        return
     work.mkdir(parents=True, exist_ok=True)
     phases = []
     with stub(args, work) as (base_url, stub_process):
@@ -308,15 +359,22 @@ def print_table(result: dict[str, Any]) -> None:
             f" {phase['load_start']} -> {phase['load_end']} | {peaks}; sum"
             f" {phase['peaks']['tree_sum']:.0f} |"
         )
-    report = result["report"]
-    print(
-        f"| agentsense report | {report['wall']:.1f} s (CPU {report['cpu']:.1f} s) |"
-        f" {report['load_start']} -> {report['load_end']} | {report['peak_rss_mb']:.0f} |"
-    )
+    print_report(result["report"])
     print(f"logs: {len(result['samples'])}, {result['log_mb']:.0f} MB; {scored_once(result)}")
     print(f"stub outcomes: {result['stub_outcomes']}")
     if "table1_equal" in result:
         print(f"table1.csv equal to the compared run's: {result['table1_equal']}")
+
+
+def print_report(report: dict[str, Any]) -> None:
+    options = f" {report['options']}" if report.get("options") else ""
+    print(
+        f"| agentsense report{options} | {report['wall']:.1f} s (CPU {report['cpu']:.1f} s,"
+        f" {report.get('processes', 1)} processes) | {report['load_start']} ->"
+        f" {report['load_end']} | RSS {report['peak_rss_mb']:.0f}, PSS"
+        f" {report.get('peak_pss_mb', math.nan):.0f} (sums over the processes) |",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

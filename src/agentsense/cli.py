@@ -40,6 +40,14 @@ def _flag(parser: argparse.ArgumentParser, name: str, help: str) -> None:
     parser.add_argument(name, action="store_true", help=help)
 
 
+def _positive_int(text: str) -> int:
+    """A count of 1 or more (argparse's error names the option)."""
+    value = int(text) if text.strip().isdigit() else 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return value
+
+
 def _merge_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scorer",
@@ -78,6 +86,13 @@ def report_options(parser: argparse.ArgumentParser) -> None:
         "--alpha", type=float, default=0.05, help="significance level (default 0.05)"
     )
     parser.add_argument("--scan", type=Path, help="an Inspect Scout scan of the logs (SCAN_DIR)")
+    parser.add_argument(
+        "--processes",
+        type=_positive_int,
+        metavar="N",
+        help="processes reading the logs (default: one per core when there are 8 MB of logs "
+        "or more, else 1; 1 reads them in this process)",
+    )
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -109,6 +124,7 @@ def run_report(args: argparse.Namespace) -> int:
         prefer_newest=args.prefer_newest,
         figures=not args.no_figures,
         scan=args.scan,
+        processes=args.processes,
     )
     report = write_report(args.logs, options)
     for line in report.unfinished:

@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Collection, Sequence
+import multiprocessing
+import sys
+import threading
+from collections.abc import Callable, Collection, Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from agentsense.analysis.log_reader import Runs, load_runs
+from agentsense.analysis.log_reader import Runs, default_processes, load_runs
 from agentsense.analysis.logs import log_paths, records
 from agentsense.report.document import NO_RUN, Absent, Content, Inputs, Report, ReportOptions
 from agentsense.report.frames import Units, build_units
@@ -120,6 +125,10 @@ def _left_out(report: Report) -> str:
     return "## Left out\n\n" + "\n".join(lines) if lines else ""
 
 
+# What a worker process needs, imported once in the server it is forked from.
+PRELOAD = ["agentsense.analysis.log_reader", "agentsense.report.plots"]
+
+
 @dataclass(frozen=True)
 class Loaded:
     """The logs as a report reads them: the model runs and their analysis units (None: only
@@ -130,14 +139,17 @@ class Loaded:
     others: OtherLogs
 
 
-def load_inputs(inputs: Sequence[str], options: ReportOptions) -> Loaded:
+def load_inputs(
+    inputs: Sequence[str], options: ReportOptions, pool: Executor | None = None
+) -> Loaded:
+    """The logs read (by `pool`'s workers, if given), their runs and analysis units."""
     main, others = split_logs(log_paths(inputs))
     runs = None
     if not others.any:
-        runs = load_runs(inputs, options.scorer, options.prefer_newest)
+        runs = load_runs(inputs, options.scorer, options.prefer_newest, pool)
     elif main:
         # Foreign logs go along, so the report notes them as it always does.
-        runs = load_runs(main + others.foreign, options.scorer, options.prefer_newest)
+        runs = load_runs(main + others.foreign, options.scorer, options.prefer_newest, pool)
     if options.labels is not None and runs is not None:
         apply_labels(runs, read_labels(options.labels))
     units = build_units(runs, options.allow_mixed) if runs is not None else None
@@ -145,13 +157,16 @@ def load_inputs(inputs: Sequence[str], options: ReportOptions) -> Loaded:
 
 
 def report_data(
-    loaded: Loaded, options: ReportOptions, titles: Collection[str] | None = None
+    loaded: Loaded,
+    options: ReportOptions,
+    titles: Collection[str] | None = None,
+    pool: Executor | None = None,
 ) -> Report:
-    """What the report renders, no file written (figures are drawn if `options.figures`): the
-    sections (all, or those titled in `titles`), their tables (`frames`), the Markdown, the
-    run lines and notes."""
+    """What the report renders, no file written (figures are drawn if `options.figures`, by
+    `pool`'s workers if given): the sections (all, or those titled in `titles`), their tables
+    (`frames`), the Markdown, the run lines and notes."""
     runs, units, others = loaded.runs, loaded.units, loaded.others
-    report = Report(options.out, draw=options.figures)
+    report = Report(options.out, draw=options.figures, pool=pool)
     given = Inputs(runs, units, options, report, others) if runs and units else None
     parts = ["# AgentSense report"]
     for title, section in SECTIONS:
@@ -182,15 +197,45 @@ def report_data(
     if others.foreign and runs is None:
         names = ", ".join(Path(path).name for path in others.foreign)
         report.notes.insert(0, f"Left out, not logs of an AgentSense task: {names}.")
-    report.markdown = "\n\n".join(parts) + "\n"
+    report.markdown = report.finish("\n\n".join(parts) + "\n")
     return report
+
+
+@contextmanager
+def worker_pool(processes: int) -> Iterator[Executor | None]:
+    """`processes` worker processes reading the logs and drawing the figures (None for 1)."""
+    if processes <= 1:
+        yield None
+        return
+    pool = ProcessPoolExecutor(processes, mp_context=_start_method())
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _start_method() -> multiprocessing.context.BaseContext:
+    """Fork where it is safe, on Linux with no other thread running in this process: the
+    workers share its imports (no import again, less memory). Else forkserver or spawn, whose
+    workers import the reader and plots once, and the calling script again, as
+    `multiprocessing` does (a script needs its `if __name__ == "__main__":`)."""
+    methods = multiprocessing.get_all_start_methods()
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        return context
+    return multiprocessing.get_context("spawn")
 
 
 def write_report(inputs: Sequence[str], options: ReportOptions) -> Report:
     check_out(options.out)
-    loaded = load_inputs(inputs, options)
-    (options.out / "figures").mkdir(parents=True, exist_ok=True)
-    report = report_data(loaded, options)
+    processes = options.processes or default_processes(log_paths(inputs))
+    with worker_pool(processes) as pool:
+        loaded = load_inputs(inputs, options, pool)
+        (options.out / "figures").mkdir(parents=True, exist_ok=True)
+        report = report_data(loaded, options, pool=pool)
     for name, frame in report.frames.items():
         frame.to_csv(options.out / f"{name}.csv", index=False)
     for name, text in report.files.items():

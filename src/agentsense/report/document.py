@@ -5,6 +5,7 @@ section returns its Markdown, or `Absent` with the reason it is left out."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -45,6 +46,10 @@ class ReportOptions:
     prefer_newest: bool = False  # conflicting duplicate samples: keep the newest log's
     figures: bool = True
     scan: Path | None = None  # an Inspect Scout scan of the logs (`--scan`)
+    # Processes reading the logs and drawing the figures (None: `log_reader.default_processes`;
+    # from a script running threads, more than 1 needs `if __name__ == "__main__":`, see
+    # `assemble.worker_pool`).
+    processes: int | None = 1
 
 
 @dataclass
@@ -67,6 +72,9 @@ class Report:
     # put here by the section that computed them.
     headlines: dict[str, dict[str, list[Estimate]]] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)  # path in the folder -> text to write
+    # Draws the figures in worker processes beside the tables when set (`figure`, `finish`).
+    pool: Executor | None = None
+    drawing: dict[str, Future[FigureRecord]] = field(default_factory=dict)
 
     def csv(self, frame: pd.DataFrame, name: str) -> None:
         """Keep a table for `<name>.csv` (`write_report` writes it)."""
@@ -87,12 +95,35 @@ class Report:
         return lines + [f"{title}: {why}." for title, why in absent.items() if why != NO_RUN]
 
     def figure(self, name: str, draw: Callable[[Path], FigureRecord]) -> str:
-        """Draw `figures/<name>.png` (unless figures are off); its Markdown image link."""
+        """Draw `figures/<name>.png` (unless figures are off); its Markdown image link. With a
+        `pool`, `draw` (picklable: a module function or a `partial` of one) is sent to it and
+        the link is a mark `finish` replaces once the figure is drawn."""
         if not self.draw:
             return ""
-        record = draw(self.out / "figures" / f"{name}.png")
+        path = self.out / "figures" / f"{name}.png"
+        if self.pool is not None:
+            self.drawing[name] = self.pool.submit(draw, path)
+            return _mark(name)
+        record = draw(path)
         self.figures.append(record)
-        return f"\n\n![{record.title}](figures/{record.file})"
+        return _link(record)
+
+    def finish(self, markdown: str) -> str:
+        """The Markdown with each figure drawn in the pool linked, in the order asked for."""
+        for name, future in self.drawing.items():
+            record = future.result()
+            self.figures.append(record)
+            markdown = markdown.replace(_mark(name), _link(record))
+        self.drawing.clear()
+        return markdown
+
+
+def _mark(name: str) -> str:
+    return f"\n\n<figure {name} being drawn>"
+
+
+def _link(record: FigureRecord) -> str:
+    return f"\n\n![{record.title}](figures/{record.file})"
 
 
 @dataclass

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import pandas as pd
 
@@ -45,9 +46,7 @@ def _breakdown(frame: pd.DataFrame, spec: Breakdown, report: Report, why: str) -
     panels = bar_panels(frame, spec.by, spec.metrics)
     # The table shows the first metric scored (judge majority unless only MCQs were).
     primary = next(m for m in spec.metrics if (frame["metric"] == m).any())
-    figure = report.figure(
-        spec.name, lambda path: bar_figure(panels, spec.title, path, limits=spec.limits)
-    )
+    figure = report.figure(spec.name, partial(bar_figure, panels, spec.title, limits=spec.limits))
     table = wide(frame, spec.by, primary)
     return (
         f"## {spec.title}\n\n{header(primary)} in %, mean [95% CI] clustered by "
@@ -118,7 +117,7 @@ def _matrix_block(matrix: pd.DataFrame, title: str, name: str, report: Report) -
         return ""
     report.csv(flat(matrix, "sender"), name)
     figure = report.figure(
-        name, lambda path: heatmap_figure(matrix, title, path, "sender", "receiver")
+        name, partial(heatmap_figure, matrix, title, rows="sender", columns="receiver")
     )
     return f"### {title}\n\n" + frame_markdown(matrix, "sender \\ receiver") + figure
 
@@ -160,7 +159,7 @@ def attack_section(inputs: Inputs) -> Content:
     )
     figure = inputs.report.figure(
         "attack_defence",
-        lambda path: bar_figure([panel], "Attacker and defender (Fig. 5b)", path),
+        partial(bar_figure, [panel], "Attacker and defender (Fig. 5b)"),
     )
     return (
         "## Attacker and defender (§5.2, Fig. 5b)\n\n"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 import pandas as pd
 
@@ -223,9 +224,7 @@ def reliability_section(inputs: Inputs) -> Content:
     if tables.pairs:
         text += report.figure(
             "judge_agreement",
-            lambda path: agreement_heatmaps(
-                tables.pairs, "Pairwise judge agreement (Cohen's κ)", path
-            ),
+            partial(agreement_heatmaps, tables.pairs, "Pairwise judge agreement (Cohen's κ)"),
         )
     return text
 

@@ -11,6 +11,7 @@ Each template's std has a 95% chi-square interval (`stats.std_ci`), shown in the
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -118,7 +119,7 @@ def sensitivity_section(inputs: Inputs) -> Content:
     report.csv(result.tests, "sensitivity_tests")
     report.csv(result.templates, "abnormal_templates")
     return _sensitivity_text(result) + report.figure(
-        "sensitivity", lambda path: _sensitivity_figure(result, path)
+        "sensitivity", partial(_sensitivity_figure, result)
     )
 
 

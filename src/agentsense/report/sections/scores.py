@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from functools import partial
 
 import pandas as pd
 
@@ -96,9 +97,7 @@ def table_one_section(inputs: Inputs) -> Content:
         if any(isinstance(v, Estimate) and v.n for v in table[m])
     ]
     if panels:
-        text += report.figure(
-            "overall", lambda path: bar_figure(panels, "Overall performance", path)
-        )
+        text += report.figure("overall", partial(bar_figure, panels, "Overall performance"))
     calls = calls_of(units.runs, inputs.runs.calls)
     lines = table_one_notes(run_usage(calls)) if not calls.empty else []
     return text + "".join(f"\n\n- Tokens: {line} (see *Cost and tokens*)." for line in lines)

@@ -32,11 +32,13 @@ def _known_sum(values: pd.Series) -> float:
 
 
 def _sum(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    columns = [*TOKENS, "cost"]
     grouped = frame.groupby(keys, sort=True, dropna=False)
-    summed = grouped["calls"].sum().to_frame()
-    # A part's tokens and cost are known only if every one of its calls' are (else NaN).
-    for column in [*TOKENS, "cost"]:
-        summed[column] = grouped[column].agg(_known_sum)
+    summed = grouped[["calls", *columns]].sum()
+    # A part's tokens and cost are known only if every one of its calls' are (else NaN): as
+    # `_known_sum`, counted for all groups at once (a per-group function is 40x slower).
+    unknown = frame[columns].isna().groupby([frame[k] for k in keys], sort=True, dropna=False)
+    summed[columns] = summed[columns].mask(unknown.any())
     return summed.reset_index()
 
 
