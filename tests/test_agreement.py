@@ -34,6 +34,7 @@ from agentsense.analysis.agreement import (
     cohen,
     cohen_pairs,
     fleiss,
+    group_agreement,
     judge_matrix,
     kripp_alpha,
     panel_agreement,
@@ -183,3 +184,49 @@ def test_panel_votes_are_panel_vote_of_each_question() -> None:
     grouped = panel_votes(long.groupby("level_0")["vote"])
     assert grouped.tolist() == pytest.approx(expected, nan_ok=True)
     assert {0.0, 1.0} <= set(grouped.dropna()) and grouped.isna().any()
+
+
+def random_answers(seed: int) -> pd.DataFrame:
+    """Three runs of random goals: 2-4 judges (ties, unreadable votes), self and other answers
+    on some goals, categories (one missing), a run without self answers, one without judges."""
+    rng = np.random.default_rng(seed)
+    readings = [1.0, 0.0, math.nan]
+    rows = []
+    for log in ("a.eval", "b.eval", "c.eval"):
+        judges = 0 if log == "c.eval" else int(rng.integers(2, 5))
+        for goal in range(int(rng.integers(5, 12))):
+            base = {"log": log, "id": f"s{goal % 3}", "epoch": 1, "template_id": "t1"}
+            base |= {"character": "Ada", "goal_index": goal, "item": 0, "answer": "-"}
+            base["category"] = rng.choice(["Cooperation", "Competition", None])
+            asked = [("judge", f"judge_{k + 1}") for k in range(judges)]
+            asked += [("self", "Ada")] * (log != "b.eval" and rng.random() < 0.7)
+            asked += [("other", "Bo")] * (rng.random() < 0.6)
+            for kind, asker in asked:
+                reading = readings[int(rng.choice(3, p=[0.45, 0.4, 0.15]))]
+                rows.append(
+                    base
+                    | {"kind": kind, "asker": asker, "model": asker, "reading": reading}
+                    | {"unreadable": math.isnan(reading)}
+                )
+    return pd.DataFrame(rows, columns=ANSWER_COLUMNS)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("by_category", [False, True])
+def test_panel_agreement_is_each_group_taken_alone(seed: int, by_category: bool) -> None:
+    """The self/other and always-yes rows taken for all groups at once are those of each group
+    read on its own (`group_agreement` of the group's answers alone)."""
+    answers = random_answers(seed)
+    keys = ["log", "category"] if by_category else ["log"]
+    table = panel_agreement(answers, by_category)
+    frame = answers.assign(category=answers["category"].fillna("(none)"))
+    alone = pd.DataFrame(
+        [
+            {**dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True)), **stats}
+            for key, part in frame.groupby(keys, sort=True)
+            if (stats := group_agreement(part))
+        ]
+    )
+    assert len(table) >= 3
+    assert table["self_agreement"].notna().any() and table["self_agreement"].isna().any()
+    pd.testing.assert_frame_equal(table, alone, check_exact=True)

@@ -22,7 +22,7 @@ from agentsense.report import assemble
 from agentsense.report.assemble import write_report
 from agentsense.report.document import ReportOptions
 
-KINDS = ("full", "goal", "pairwise", "info", "blind", "labelling")
+KINDS = ("full", "pairwise", "blind")  # every figure the report draws from model runs
 
 
 # inspect-viz names the page's elements at random: it differs between any two reports.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -176,21 +176,13 @@ def unreadable_shares(answers: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
-def group_agreement(answers: pd.DataFrame) -> dict[str, Any]:
-    """The panel statistics of one group of answers (one run, or one category of a run)."""
-    matrix = judge_matrix(answers)
-    pairs = cohen_pairs(matrix)
-    goals = goal_majorities(answers)
+def _answers_rows(answers: pd.DataFrame, goals: pd.Series) -> dict[str, float]:
+    """The self/other rows of one group (`asker_agreement`) and the always-yes/no baselines."""
     self_ = asker_agreement(answers, SELF, goals)
     other = asker_agreement(answers, OTHER, goals)
     majorities = goals.dropna()
     yes = float(majorities.mean()) if len(majorities) else NAN
-    row: dict[str, Any] = {
-        "judges": int(matrix.shape[1]),
-        "units": len(matrix),
-        "fleiss_kappa": fleiss(matrix),
-        "krippendorff_alpha": kripp_alpha(matrix),
-        "mean_cohen_kappa": float(pairs["cohen_kappa"].mean()) if len(pairs) else NAN,
+    return {
         "self_agreement": self_["agreement"],
         "other_agreement": other["agreement"],
         "self_overconfidence": self_["overconfidence"],
@@ -198,19 +190,78 @@ def group_agreement(answers: pd.DataFrame) -> dict[str, Any]:
         "always_yes_agreement": yes,
         "always_no_agreement": 1 - yes,
     }
+
+
+def _answers_by(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """`_answers_rows` of every group of `keys` at once (a goal's majority is its own judges'
+    votes, and a goal lies in one group: the same numbers, without a join per group)."""
+    judged = frame[frame["kind"] == "judge"]
+    if judged.empty:
+        return pd.DataFrame(columns=ANSWERED)
+    goals = goal_majorities(frame).rename("majority")
+    columns = list(dict.fromkeys([*GOAL, *keys]))
+    decided = judged.drop_duplicates(GOAL)[columns].join(goals, on=GOAL).dropna(subset="majority")
+    yes = decided.groupby(keys)["majority"].mean()
+    table = pd.DataFrame({"always_yes_agreement": yes, "always_no_agreement": 1 - yes})
+    asked = frame[frame["kind"].isin([SELF, OTHER])].join(goals, on=GOAL)
+    asked = asked.dropna(subset=["reading", "majority"])
+    if asked.empty:
+        return table
+    by = asked.assign(agree=asked["reading"] == asked["majority"]).groupby([*keys, "kind"])
+    means = by[["agree", "reading", "majority"]].mean()
+    means["over"] = means["reading"] - means["majority"]
+    wide = means[["agree", "over"]].unstack("kind")
+    for kind in (SELF, OTHER):
+        if ("agree", kind) in wide.columns:  # aligned on the groups (those without: NaN)
+            table[f"{kind}_agreement"] = wide[("agree", kind)].astype(float)
+            table[f"{kind}_overconfidence"] = wide[("over", kind)]
+    return table
+
+
+def group_agreement(
+    answers: pd.DataFrame, answered: Mapping[str, float] | None = None
+) -> dict[str, Any]:
+    """The panel statistics of one group of answers (one run, or one category of a run);
+    `answered`: its self/other and always-yes/no rows when taken already (`_answers_by`)."""
+    matrix = judge_matrix(answers)
+    pairs = cohen_pairs(matrix)
+    if answered is None:
+        answered = _answers_rows(answers, goal_majorities(answers))
+    row: dict[str, Any] = {
+        "judges": int(matrix.shape[1]),
+        "units": len(matrix),
+        "fleiss_kappa": fleiss(matrix),
+        "krippendorff_alpha": kripp_alpha(matrix),
+        "mean_cohen_kappa": float(pairs["cohen_kappa"].mean()) if len(pairs) else NAN,
+        **{name: answered.get(name, NAN) for name in ANSWERED},
+    }
     if not matrix.empty:
         for judge, share in majority_agreement(matrix).items():
             row[f"agree_majority_{judge}"] = share
     return row
 
 
+ANSWERED = [
+    "self_agreement",
+    "other_agreement",
+    "self_overconfidence",
+    "other_overconfidence",
+    "always_yes_agreement",
+    "always_no_agreement",
+]
+
+
 def panel_agreement(answers: pd.DataFrame, by_category: bool = False) -> pd.DataFrame:
     """One row of panel statistics per run (`log`), or per run and goal category."""
     keys = ["log", "category"] if by_category else ["log"]
     frame = answers.assign(category=answers["category"].fillna("(none)"))
-    rows = [
-        {**dict(zip(keys, group if isinstance(group, tuple) else (group,), strict=True)), **stats}
-        for group, part in frame.groupby(keys, sort=True)
-        if (stats := group_agreement(part))
-    ]
+    answered = {
+        (key if isinstance(key, tuple) else (key,)): {str(k): float(v) for k, v in row.items()}
+        for key, row in _answers_by(frame, keys).iterrows()
+    }
+    rows = []
+    for group, part in frame.groupby(keys, sort=True):
+        key = group if isinstance(group, tuple) else (group,)
+        stats = group_agreement(part, answered.get(key, {}))
+        rows.append({**dict(zip(keys, key, strict=True)), **stats})
     return pd.DataFrame(rows)
