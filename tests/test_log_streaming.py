@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import shutil
+import signal
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -92,3 +93,27 @@ def test_psi_bootstrap_takes_each_templates_std_once(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(metrics, "template_std", counting)
     assert tables.psi_estimate(scenes, "psi") == generic
     assert calls == [6] * 5
+
+
+def test_reading_a_log_formats_no_sample(
+    kind_logs: Mapping[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before Python 3.13, each `asyncio` run formatted the repr of up to 12 of the samples it
+    returned (its SIGINT handler holds the task): a fifth of a log's reading, for nothing."""
+    formatted: list[str] = []
+    monkeypatch.setattr(EvalSample, "__repr__", lambda self: formatted.append(self.id) or "s")
+    path = str(kind_logs["full"])
+    assert len(list(logs.samples(path))) >= 4
+    assert formatted == []
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_still_interrupts_a_read(kind_logs: Mapping[str, Path]) -> None:
+    def interrupted(path: str) -> None:
+        handler = signal.getsignal(signal.SIGINT)
+        assert callable(handler)
+        handler(signal.SIGINT, None)  # what Ctrl-C does while Inspect reads
+
+    with pytest.raises(KeyboardInterrupt):
+        logs._read(interrupted, str(kind_logs["full"]))
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
