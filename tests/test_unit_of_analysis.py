@@ -300,3 +300,35 @@ def test_rows_get_their_scenes_template_once() -> None:
     own = goals.assign(template_id="own")
     assert with_templates(own, scene_rows) is own
     assert with_templates(goals, scene_rows.drop(columns="template_id")) is goals
+
+
+def test_a_log_that_scored_nothing_is_a_piece_of_the_one_scored_run_of_its_configuration() -> None:
+    """Flow runs a task killed before its first sample again under a new eval id: the empty log
+    left beside the finished one does not make the run unfinished (nor a run of its own)."""
+    killed = log("k.eval", {}, status="started", scorers=(), scoring="none", judges="bound")
+    done = log("d.eval", {("1", 1): 1.0, ("2", 1): 0.0}, created="2026-01-02", judges="j")
+    for order in ([killed, done], [done, killed]):
+        merged = merge_logs(order)
+        (run,) = merged.runs
+        assert (run["log"], run["status"], run["logs"], run["samples"]) == (
+            "d.eval",
+            "success",
+            2,
+            2,
+        )
+        assert kept(merged.rows["scenes"]) == [("1", 1, 1.0, "d.eval"), ("2", 1, 0.0, "d.eval")]
+    (alone,) = merge_logs([killed]).runs
+    assert (alone["status"], alone["samples"]) == ("started", 0)
+    other = log("o.eval", {("1", 1): 1.0}, config="x")
+    assert sorted((r["log"], r["status"]) for r in merge_logs([killed, other]).runs) == [
+        ("k.eval", "started"),
+        ("o.eval", "success"),
+    ]
+    # Two scored runs of its configuration (one re-judged): whose piece it is is not known.
+    rejudged = log("r.eval", {("1", 1): 1.0}, judges="j2", scoring="goal_completion1")
+    runs = merge_logs([killed, done, rejudged]).runs
+    assert sorted((r["log"], r["status"]) for r in runs) == [
+        ("d.eval", "success"),
+        ("k.eval", "started"),
+        ("r.eval", "success"),
+    ]

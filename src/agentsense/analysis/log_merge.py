@@ -6,6 +6,7 @@
 2. Logs of one run configuration (`config_key`), scored alike, are pieces of one run: their
    samples are merged, each (id, epoch) once; the same sample with different scores is a
    conflict, refused unless `prefer_newest` keeps the newest log's.
+3. (In 2.) A log that scored nothing is a piece of the one scored run of its configuration.
 """
 
 from __future__ import annotations
@@ -173,13 +174,28 @@ def _group_note(run: dict[str, Any], duplicates: int, conflicts: int) -> str:
     return text + "."
 
 
+def _join_unscored(groups: dict[tuple[str, str, str], list[LogData]]) -> None:
+    """Rule 3: logs that scored nothing (killed before their first sample, as Flow leaves a task
+    it reran after a kill) are pieces of the one scored run of their configuration, adding
+    nothing to it, rather than an unfinished run of their own."""
+    for key, group in list(groups.items()):
+        if any(log.scorers for log in group):
+            continue
+        homes = [k for k, g in groups.items() if k[0] == key[0] and any(log.scorers for log in g)]
+        if len(homes) == 1:
+            groups[homes[0]] += groups.pop(key)
+
+
 def merge_logs(logs: Sequence[LogData], prefer_newest: bool = False) -> Merged:
     """Apply the merge rules; rows are relabelled with their run's `log` (its newest log)."""
     kept, notes = latest_versions(logs)
-    groups: dict[str, list[LogData]] = defaultdict(list)
+    groups: dict[tuple[str, str, str], list[LogData]] = defaultdict(list)
     for log in kept:
         # Pieces scored differently (one re-judged, one not) are not one run.
-        groups[f"{log.run['config']}|{log.run.get('judges')}|{log.run.get('scoring')}"].append(log)
+        groups[(log.run["config"], str(log.run.get("judges")), str(log.run.get("scoring")))].append(
+            log
+        )
+    _join_unscored(groups)
     runs: list[dict[str, Any]] = []
     rows: dict[str, list[dict[str, Any]]] = {name: [] for name in (*FRAMES, *POOLED)}
     for group in groups.values():
