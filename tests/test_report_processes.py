@@ -139,11 +139,24 @@ def test_worker_processes_by_default_only_when_the_logs_are_big(tmp_path: Path) 
             paths.append(str(path))
         return paths
 
-    limit = log_reader.PARALLEL_BYTES
+    limit, most = log_reader.PARALLEL_BYTES, log_reader.MAX_PROCESSES
     assert log_reader.default_processes(logs_of(limit // 3, limit // 3)) == 1
     assert log_reader.default_processes(logs_of(limit)) == 1  # one log: one process reads it
-    assert log_reader.default_processes(logs_of(*[limit // 8] * 8)) == min(cores, 8)
+    assert log_reader.default_processes(logs_of(*[limit // 8] * 8)) == min(cores, 8, most)
     assert log_reader.default_processes(logs_of(limit // 2, limit // 2)) == min(cores, 2)
+
+
+def test_a_big_machine_gets_a_few_workers_not_one_per_core(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)))
+    paths = []
+    for k in range(28):
+        path = tmp_path / f"{k}.eval"
+        with path.open("wb") as file:
+            file.truncate(2 * 1024 * 1024)
+        paths.append(str(path))
+    assert log_reader.default_processes(paths) == log_reader.MAX_PROCESSES == 4
 
 
 def test_no_fork_while_another_thread_runs() -> None:

@@ -90,8 +90,8 @@ def report_options(parser: argparse.ArgumentParser) -> None:
         "--processes",
         type=_positive_int,
         metavar="N",
-        help="processes reading the logs (default: one per core when there are 8 MB of logs "
-        "or more, else 1; 1 reads them in this process)",
+        help="processes reading the logs and drawing the figures (default: one per core, at "
+        "most 4, for 8 MB of logs or more, else 1; 1: all in this process)",
     )
 
 

@@ -243,18 +243,22 @@ ReadKey = tuple[str, tuple[int, int], str | None, bool]  # path, its stamp, scor
 # the newest READ_KEPT kept.
 _READ: dict[ReadKey, LogData | str] = {}
 READ_KEPT = 256
-# Below this many bytes of logs, reading them here is quicker than starting worker processes
-# (about 2 s: each imports Inspect); a log is read at about 1 s per 1.6 MB on disk.
+# Below this many bytes of logs, reading them here is quicker than starting worker processes;
+# a log is read at about 1 s per 1.6 MB on disk.
 PARALLEL_BYTES = 8 * 1024 * 1024
+# At most this many by default: a worker holds about 150 MB of its own while it reads, and a
+# big machine's cores would multiply that (`--processes N` goes further).
+MAX_PROCESSES = 4
 
 
 def default_processes(paths: Sequence[str]) -> int:
     """Processes worth reading these logs whole in: one per core this process may run on, at
-    most one per log, when they are PARALLEL_BYTES or more on disk; else 1 (this process)."""
+    most one per log and MAX_PROCESSES, when they are PARALLEL_BYTES or more on disk; else 1
+    (this process)."""
     if sum(logs.stamp(path)[1] for path in paths) < PARALLEL_BYTES:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, min(cores or 1, len(paths)))
+    return max(1, min(cores or 1, len(paths), MAX_PROCESSES))
 
 
 def _read_key(key: ReadKey) -> LogData | str:
