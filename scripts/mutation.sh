@@ -43,6 +43,7 @@ FUNCTIONS=(
     'agentsense.analysis.log_merge.x_latest_versions__mutmut_*'
     'agentsense.analysis.log_merge.x__owners__mutmut_*'
     'agentsense.analysis.log_merge.x__merged_run__mutmut_*'
+    'agentsense.analysis.log_merge.x__join_unscored__mutmut_*'
     'agentsense.analysis.log_merge.x_merge_logs__mutmut_*'
     'agentsense.report.frames.x__with_templates__mutmut_*'
     'agentsense.report.frames.x__average__mutmut_*'
