@@ -74,7 +74,7 @@ class Report:
     files: dict[str, str] = field(default_factory=dict)  # path in the folder -> text to write
     # Draws the figures in worker processes beside the tables when set (`figure`, `finish`).
     pool: Executor | None = None
-    drawing: dict[str, Future[FigureRecord]] = field(default_factory=dict)
+    drawing: list[tuple[str, Future[FigureRecord]]] = field(default_factory=list)
 
     def csv(self, frame: pd.DataFrame, name: str) -> None:
         """Keep a table for `<name>.csv` (`write_report` writes it)."""
@@ -102,7 +102,7 @@ class Report:
             return ""
         path = self.out / "figures" / f"{name}.png"
         if self.pool is not None:
-            self.drawing[name] = self.pool.submit(draw, path)
+            self.drawing.append((name, self.pool.submit(draw, path)))
             return _mark(name)
         record = draw(path)
         self.figures.append(record)
@@ -110,10 +110,10 @@ class Report:
 
     def finish(self, markdown: str) -> str:
         """The Markdown with each figure drawn in the pool linked, in the order asked for."""
-        for name, future in self.drawing.items():
+        for name, future in self.drawing:
             record = future.result()
             self.figures.append(record)
-            markdown = markdown.replace(_mark(name), _link(record))
+            markdown = markdown.replace(_mark(name), _link(record), 1)
         self.drawing.clear()
         return markdown
 
