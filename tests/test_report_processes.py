@@ -1,6 +1,6 @@
-"""The report in worker processes (`agentsense report --processes N`, by default one per core for
-8 MB of logs or more): the logs are read and the figures drawn in other processes, and every file
-it writes is the one the report written in one process writes, byte for byte."""
+"""The report in worker processes (`agentsense report --processes N`, by default one per core, at
+most 4, for 8 MB of logs or more): the logs are read and the figures drawn in other processes, and
+every file it writes is the one the report written in one process writes, byte for byte."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -172,3 +173,29 @@ def test_no_fork_while_another_thread_runs() -> None:
     code = "from agentsense.report import assemble; print(assemble._start_method())"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "ForkContext" in done.stdout
+
+
+def test_the_command_picks_its_workers_by_the_logs_size(
+    kind_logs: Mapping[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`agentsense report` without `--processes` asks `default_processes`; with it, not."""
+    asked: list[int] = []
+    pool = assemble.worker_pool
+
+    def counting(processes: int) -> Any:
+        asked.append(processes)
+        return pool(processes)
+
+    monkeypatch.setattr(assemble, "worker_pool", counting)
+    logs = [str(kind_logs[kind]) for kind in ("full", "blind")]
+    args = ["report", *logs, "--no-figures"]
+    assert main([*args, "--out", str(tmp_path / "small")]) == 0
+    monkeypatch.setattr(log_reader, "PARALLEL_BYTES", 0)  # as if the logs were big
+    assert main([*args, "--out", str(tmp_path / "big")]) == 0
+    assert main([*args, "--out", str(tmp_path / "one"), "--processes", "1"]) == 0
+    cores = len(os.sched_getaffinity(0))
+    assert asked == [1, min(cores, 2, log_reader.MAX_PROCESSES), 1]
+    assert "Wrote" in capsys.readouterr().out
