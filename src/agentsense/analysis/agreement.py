@@ -143,25 +143,6 @@ def goal_majorities(answers: pd.DataFrame) -> pd.Series:
     return panel_votes(judged.groupby(GOAL)["reading"]).rename("reading")
 
 
-def asker_agreement(
-    answers: pd.DataFrame, kind: str, majorities: pd.Series | None = None
-) -> dict[str, float]:
-    """Agreement of `kind` answers (self / other) with the judge majority of their goal
-    (`majorities`: `goal_majorities(answers)`, when the caller has it already)."""
-    if majorities is None:
-        majorities = goal_majorities(answers)
-    majorities = majorities.rename("majority")
-    asked = answers[answers["kind"] == kind]
-    if asked.empty or majorities.empty:
-        return {"agreement": NAN, "overconfidence": NAN}
-    # No answer with a decided majority: both means are NaN.
-    joined = asked.join(majorities, on=GOAL).dropna(subset=["reading", "majority"])
-    return {
-        "agreement": float((joined["reading"] == joined["majority"]).mean()),
-        "overconfidence": float(joined["reading"].mean() - joined["majority"].mean()),
-    }
-
-
 def unreadable_shares(answers: pd.DataFrame) -> pd.DataFrame:
     """Share of answers with no leading yes/no word, per asker kind and per judge."""
     if answers.empty:
@@ -176,25 +157,12 @@ def unreadable_shares(answers: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
-def _answers_rows(answers: pd.DataFrame, goals: pd.Series) -> dict[str, float]:
-    """The self/other rows of one group (`asker_agreement`) and the always-yes/no baselines."""
-    self_ = asker_agreement(answers, SELF, goals)
-    other = asker_agreement(answers, OTHER, goals)
-    majorities = goals.dropna()
-    yes = float(majorities.mean()) if len(majorities) else NAN
-    return {
-        "self_agreement": self_["agreement"],
-        "other_agreement": other["agreement"],
-        "self_overconfidence": self_["overconfidence"],
-        "other_overconfidence": other["overconfidence"],
-        "always_yes_agreement": yes,
-        "always_no_agreement": 1 - yes,
-    }
-
-
 def _answers_by(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """`_answers_rows` of every group of `keys` at once (a goal's majority is its own judges'
-    votes, and a goal lies in one group: the same numbers, without a join per group)."""
+    """Per group of `keys`: how often self and other answers agree with the judge majority of
+    their goal, and how much more often they say yes (over-confidence), among answers whose goal
+    has a decided majority; and the agreement of answering yes (no) to every goal. A goal's
+    majority is its own judges' votes and a goal lies in one group, so every group is taken at
+    once; a group without such answers has no row (or no column: NaN)."""
     judged = frame[frame["kind"] == "judge"]
     if judged.empty:
         return pd.DataFrame(columns=ANSWERED)
@@ -218,6 +186,14 @@ def _answers_by(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return table
 
 
+def _by_key(table: pd.DataFrame) -> dict[tuple[Any, ...], dict[str, float]]:
+    """`_answers_by`'s rows by their group's key (a tuple), as plain floats."""
+    return {
+        (key if isinstance(key, tuple) else (key,)): {str(k): float(v) for k, v in row.items()}
+        for key, row in table.iterrows()
+    }
+
+
 def group_agreement(
     answers: pd.DataFrame, answered: Mapping[str, float] | None = None
 ) -> dict[str, Any]:
@@ -225,8 +201,8 @@ def group_agreement(
     `answered`: its self/other and always-yes/no rows when taken already (`_answers_by`)."""
     matrix = judge_matrix(answers)
     pairs = cohen_pairs(matrix)
-    if answered is None:
-        answered = _answers_rows(answers, goal_majorities(answers))
+    if answered is None:  # the group alone: the one group of `_answers_by`
+        answered = _by_key(_answers_by(answers.assign(_group=0), ["_group"])).get((0,), {})
     row: dict[str, Any] = {
         "judges": int(matrix.shape[1]),
         "units": len(matrix),
@@ -255,10 +231,7 @@ def panel_agreement(answers: pd.DataFrame, by_category: bool = False) -> pd.Data
     """One row of panel statistics per run (`log`), or per run and goal category."""
     keys = ["log", "category"] if by_category else ["log"]
     frame = answers.assign(category=answers["category"].fillna("(none)"))
-    answered = {
-        (key if isinstance(key, tuple) else (key,)): {str(k): float(v) for k, v in row.items()}
-        for key, row in _answers_by(frame, keys).iterrows()
-    }
+    answered = _by_key(_answers_by(frame, keys))
     rows = []
     for group, part in frame.groupby(keys, sort=True):
         key = group if isinstance(group, tuple) else (group,)
